@@ -1,0 +1,391 @@
+"""Chainer: a flexible framework of neural networks (define-by-run).
+
+This is the core distribution (``chainer-core``): autograd, configuration,
+backends, links' base classes, optimizers, serializers and the reporter. The
+catalogues (``chainer.functions``, ``chainer.links``), training utilities and
+datasets come from sibling distributions that install into this namespace.
+"""
+
+import os
+import pkgutil
+import warnings
+
+import numpy
+
+__path__ = pkgutil.extend_path(__path__, __name__)
+__version__ = "0.1.0"
+
+try:  # DEV-GUARD
+    from chainer import _namespace  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+from chainer import backend  # noqa: E402
+from chainer import configuration  # noqa: E402
+try:  # DEV-GUARD
+    from chainer import device_resident  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+from chainer import function  # noqa: E402
+from chainer import function_hook  # noqa: E402
+from chainer import function_node  # noqa: E402
+try:  # DEV-GUARD
+    from chainer import initializer  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer import link  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer import link_hook  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer import optimizer  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer import reporter  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer import sequential  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer import serializer  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+from chainer import variable  # noqa: E402
+from chainer import _ops  # noqa: E402, F401 - installs Variable's operators
+from chainer._backprop import backward  # noqa: E402
+try:  # DEV-GUARD
+    from chainer._runtime_info import print_runtime_info  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+from chainer.backend import get_device  # noqa: E402
+from chainer.backend import using_device  # noqa: E402
+from chainer.configuration import config  # noqa: E402
+from chainer.configuration import global_config  # noqa: E402
+from chainer.configuration import using_config  # noqa: E402
+try:  # DEV-GUARD
+    from chainer.device_resident import DeviceResident  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+from chainer.function import Function  # noqa: E402
+from chainer.function import FunctionAdapter  # noqa: E402
+from chainer.function import force_backprop_mode  # noqa: E402
+from chainer.function import no_backprop_mode  # noqa: E402
+from chainer.function_hook import FunctionHook  # noqa: E402
+from chainer.function_hook import get_function_hooks  # noqa: E402
+from chainer.function_node import FunctionNode  # noqa: E402
+from chainer.function_node import grad  # noqa: E402
+try:  # DEV-GUARD
+    from chainer.initializer import Initializer  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.link import Chain  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.link import ChainList  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.link import Link  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.link_hook import LinkHook  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.optimizer import GradientMethod  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.optimizer import Optimizer  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.optimizer import UpdateRule  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.reporter import DictSummary  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.reporter import Reporter  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.reporter import Summary  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.reporter import get_current_reporter  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.reporter import report  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.reporter import report_scope  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.sequential import Sequential  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.serializer import AbstractSerializer  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.serializer import Deserializer  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+try:  # DEV-GUARD
+    from chainer.serializer import Serializer  # noqa: E402
+except ImportError:  # DEV-GUARD
+    pass  # DEV-GUARD
+from chainer.variable import Parameter  # noqa: E402
+from chainer.variable import Variable  # noqa: E402
+from chainer.variable import as_array  # noqa: E402
+from chainer.variable import as_variable  # noqa: E402
+
+try:  # DEV-GUARD
+    _namespace.install()
+except Exception:  # DEV-GUARD
+    pass  # DEV-GUARD
+
+# Subpackages imported on first attribute access, to keep ``import chainer``
+# fast; ``import chainer.X`` works as usual.
+_LAZY_SUBMODULES = frozenset(
+    {
+        "computational_graph",
+        "cuda",
+        "dataset",
+        "datasets",
+        "distributions",
+        "function_hooks",
+        "functions",
+        "gradient_check",
+        "initializers",
+        "iterators",
+        "link_hooks",
+        "links",
+        "optimizer_hooks",
+        "optimizers",
+        "plugins",
+        "serializers",
+        "testing",
+        "training",
+        "utils",
+    }
+)
+_DISTRIBUTION_NAMES = frozenset(
+    {"Distribution", "cross_entropy", "kl_divergence", "register_kl"}
+)
+
+
+def __getattr__(name):
+    import importlib
+
+    if name == "cuda":
+        return importlib.import_module("chainer.backends.cuda")
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"chainer.{name}")
+    if name in _DISTRIBUTION_NAMES:
+        return getattr(importlib.import_module("chainer.distributions"), name)
+    raise AttributeError(f"module 'chainer' has no attribute {name!r}")
+
+
+class _Mixed16:
+    """The ``mixed16`` dtype mode: float16 parameters with float32 computation."""
+
+    dtype = numpy.dtype(numpy.float16)
+
+    def __repr__(self):
+        return "dtype(mixed16)"
+
+
+mixed16 = _Mixed16()
+
+
+class _FallbackType:
+    def __repr__(self):
+        return "Fallback"
+
+
+#: Returned by ``forward_chainerx`` to ask for the NumPy/CuPy path.
+Fallback = _FallbackType()
+
+#: Whether to suppress warnings of experimental features.
+disable_experimental_feature_warning = False
+
+
+def _env_flag(name, default):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value not in ("0", "", "false", "False")
+
+
+def _parse_dtype(value):
+    if value is None:
+        return numpy.dtype(numpy.float32)
+    if value == "mixed16":
+        return mixed16
+    if value in ("float16", "float32", "float64"):
+        return numpy.dtype(value)
+    raise TypeError(
+        f"incorrect dtype name in CHAINER_DTYPE: {value!r} (expected float16, "
+        "float32, float64 or mixed16)"
+    )
+
+
+def _set_defaults(gc):
+    gc.autotune = False
+    gc.cudnn_deterministic = _env_flag("CHAINER_CUDNN_DETERMINISTIC", False)
+    gc.cudnn_fast_batch_normalization = _env_flag(
+        "CHAINER_CUDNN_FAST_BATCH_NORMALIZATION", False
+    )
+    gc.debug = _env_flag("CHAINER_DEBUG", False)
+    gc.dtype = _parse_dtype(os.environ.get("CHAINER_DTYPE"))
+    gc.enable_backprop = True
+    gc.in_recomputing = False
+    gc.keep_graph_on_report = _env_flag("CHAINER_KEEP_GRAPH_ON_REPORT", False)
+    gc.lazy_grad_sum = _env_flag("CHAINER_LAZY_GRAD_SUM", False)
+    gc.schedule_func = None
+    gc.train = True
+    gc.type_check = _env_flag("CHAINER_TYPE_CHECK", True)
+    gc.use_cudnn = os.environ.get("CHAINER_USE_CUDNN", "auto")
+    gc.use_cudnn_tensor_core = "auto"
+    gc.use_ideep = os.environ.get("CHAINER_USE_IDEEP", "never")
+    gc.use_static_graph = True
+    gc.warn_nondeterministic = _env_flag("CHAINER_WARN_NONDETERMINISTIC", False)
+    gc.compute_mode = None
+    gc.show_backprop_traceback = False
+
+
+_set_defaults(global_config)
+
+
+def is_debug():
+    """Returns whether debug mode (NaN/Inf detection, call stacks) is on."""
+    return bool(config.debug)
+
+
+def set_debug(debug):
+    """Turns debug mode on or off for the current thread.
+
+    Args:
+        debug (bool): New mode.
+    """
+    config.debug = bool(debug)
+
+
+class DebugMode:
+    """Context manager setting debug mode for its block.
+
+    Args:
+        debug (bool): Debug mode inside the block.
+    """
+
+    def __init__(self, debug):
+        if not isinstance(debug, bool):
+            raise TypeError("debug must be a bool")
+        self._debug = debug
+        self._old = None
+
+    def __enter__(self):
+        self._old = is_debug()
+        set_debug(self._debug)
+
+    def __exit__(self, *args):
+        set_debug(self._old)
+
+
+def get_dtype(dtype=None, map_mixed16=None):
+    """Resolves the default dtype (``chainer.config.dtype``).
+
+    Args:
+        dtype: A dtype or None (use the configured default).
+        map_mixed16: What ``mixed16`` resolves to (default float16).
+
+    Returns:
+        numpy.dtype: The resolved dtype.
+    """
+    if dtype is None:
+        dtype = config.dtype
+    if dtype is mixed16:
+        return numpy.dtype(map_mixed16 if map_mixed16 is not None else numpy.float16)
+    return numpy.dtype(dtype)
+
+
+def get_array_types():
+    """Returns the array types of every loaded backend."""
+    return backend.get_array_types()
+
+
+def get_cpu_array_types():
+    """Returns the host array types (``numpy.ndarray``, ``numpy.generic``)."""
+    return (numpy.ndarray, numpy.generic)
+
+
+def is_arrays_compatible(arrays):
+    """Returns whether the arrays share one backend and device."""
+    arrays = [a for a in arrays if a is not None]
+    if not arrays:
+        return True
+    devices = {backend.get_device_from_array(a) for a in arrays}
+    return len(devices) == 1
+
+
+def get_compute_mode():
+    """Returns the compute mode; always None (ChainerX modes do not exist)."""
+    return config.compute_mode
+
+
+def should_use_cudnn(level, lowest_version=0):
+    """Returns whether cuDNN should be used (delegates to ``chainer.cuda``)."""
+    from chainer.backends import cuda
+
+    return cuda.should_use_cudnn(level, lowest_version)
+
+
+def should_use_cudnn_tensor_core(dtype):
+    """Returns whether cuDNN tensor cores should be used."""
+    from chainer.backends import cuda
+
+    return cuda.should_use_cudnn_tensor_core(dtype)
+
+
+def static_graph(*args, **kwargs):
+    """Decorator for a chain's ``forward`` marking its graph as static.
+
+    Graphs here are always built define-by-run, so the decorated method runs
+    unchanged (same results as with Chainer's static-graph optimization); the
+    options of Chainer's decorator are accepted and checked.
+    """
+    allowed = {"verbosity_level", "enable_double_backprop", "force_test_define_by_run",
+               "minimize_cache_size"}
+    unknown = set(kwargs) - allowed
+    if unknown:
+        raise TypeError(f"static_graph got unexpected options: {sorted(unknown)}")
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return args[0]
+    return lambda f: f
+
+
+def static_code(*dec_args, **dec_kwargs):
+    """Decorator for code inside a static-graph ``forward``; it runs as written."""
+    if len(dec_args) == 1 and callable(dec_args[0]) and not dec_kwargs:
+        return dec_args[0]
+    return lambda f: f
+
+

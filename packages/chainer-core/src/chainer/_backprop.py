@@ -1,0 +1,298 @@
+"""The backprop engine behind ``Variable.backward``, ``chainer.backward`` and
+``chainer.grad``."""
+
+from __future__ import annotations
+
+import heapq
+
+from chainer import configuration
+from chainer import function_hook
+from chainer import function_node as function_node_module
+from chainer import variable as variable_module
+
+_config = configuration.config
+_Variable = variable_module.Variable
+_default_accumulate = function_node_module.FunctionNode.backward_accumulate
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if _config.enable_backprop and (a._node._creator_node or b._node._creator_node
+                                    or a._requires_grad or b._requires_grad):
+        from chainer import _ops
+
+        return _ops.add(a, b)
+    return _Variable._make(a._data + b._data, False)
+
+
+def _as_grad_var(func, gx):
+    if gx is None or isinstance(gx, _Variable):
+        return gx
+    if not variable_module._is_array(gx):
+        raise TypeError(
+            f"{func.label}.backward must return Variables or arrays, got "
+            f"{type(gx).__name__}"
+        )
+    return _Variable._make(gx, False)
+
+
+def _check_grad(func, node, gx):
+    data = gx._data
+    if data.shape != node.shape:
+        raise ValueError(
+            f"shape of data and grad mismatch (function {func.label})\n"
+            f"{node.shape} != {data.shape}"
+        )
+    if data.dtype != node.dtype:
+        raise TypeError(
+            f"dtype of data and grad mismatch (function {func.label})\n"
+            f"{node.dtype} != {data.dtype}"
+        )
+
+
+def _run_backward(func, target_indexes, out_grads, in_grads, hooks):
+    if hooks:
+        in_data = tuple(x.data for x in func.inputs)
+        out_grad_data = tuple(None if g is None else g._data for g in out_grads)
+        for hook in hooks:
+            hook.backward_preprocess(func, in_data, out_grad_data)
+    if type(func).backward_accumulate is not _default_accumulate:
+        gxs = func.backward_accumulate(target_indexes, out_grads, in_grads)
+        accumulated = True
+    else:
+        gxs = func.backward(target_indexes, out_grads)
+        accumulated = False
+    if type(gxs) is not tuple:
+        gxs = tuple(gxs)
+    n = len(gxs)
+    if n != len(target_indexes):
+        if n == len(func.inputs):
+            gxs = tuple(gxs[i] for i in target_indexes)
+        else:
+            raise ValueError(
+                f"number of gradients returned by {func.label}.backward is "
+                f"incorrect: {n} (expected {len(target_indexes)} or "
+                f"{len(func.inputs)})"
+            )
+    gxs = tuple(_as_grad_var(func, gx) for gx in gxs)
+    if hooks:
+        for hook in hooks:
+            hook.backward_postprocess(func, in_data, out_grad_data)
+    if _config.debug:
+        func._check_nan("backward", [gx._data for gx in gxs if gx is not None])
+    return gxs, accumulated
+
+
+def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
+    """Propagates gradients from ``outputs`` through the graph.
+
+    Args:
+        outputs: Output Variables.
+        grad_outputs: Their initial gradient Variables (None entries skipped).
+        retain_grad: Keep gradients of intermediate variables.
+        loss_scale: Recorded on leaf variables receiving gradients.
+        targets: If given, a dict ``{node: None}`` of nodes whose total
+            gradients are collected into it (and leaf ``grad``s are left
+            alone); else leaf gradients are accumulated into ``grad_var``.
+    """
+    grads = {}  # node -> accumulated gradient Variable
+    heap = []
+    seen = set()
+    counter = 0
+
+    def push(func):
+        nonlocal counter
+        if func not in seen:
+            seen.add(func)
+            heapq.heappush(heap, (-func.rank, counter, func))
+            counter += 1
+
+    for y, gy in zip(outputs, grad_outputs, strict=True):
+        if gy is None:
+            continue
+        node = y._node
+        if targets is not None and node in targets:
+            targets[node] = _add(targets[node], gy)
+        creator = node._creator_node
+        if creator is not None:
+            grads[node] = _add(grads.get(node), gy)
+            push(creator)
+
+    global_hooks = getattr(function_hook._thread_local, "function_hooks", None)
+    while heap:
+        func = heapq.heappop(heap)[2]
+        out_nodes = [ref() for ref in func.outputs]
+        out_grads = tuple(
+            None if n is None else grads.pop(n, None) for n in out_nodes
+        )
+        if retain_grad:
+            for n, g in zip(out_nodes, out_grads, strict=True):
+                if n is not None and g is not None:
+                    var = n._variable()
+                    if var is not None:
+                        var._grad_var = g
+        if all(g is None for g in out_grads):
+            continue
+        inputs = func.inputs
+        target_indexes = tuple(i for i, x in enumerate(inputs) if x._requires_grad)
+        if not target_indexes:
+            continue
+        hooks = []
+        if global_hooks:
+            hooks.extend(global_hooks.values())
+        if func._local_function_hooks:
+            hooks.extend(func._local_function_hooks.values())
+
+        in_grads = tuple(_current_grad(inputs[i], grads, targets) for i in
+                         target_indexes) if type(func).backward_accumulate is not \
+            _default_accumulate else (None,) * len(target_indexes)
+        try:
+            gxs, accumulated = _run_backward(
+                func, target_indexes, out_grads, in_grads, hooks
+            )
+        except Exception as e:
+            if func.stack is not None:
+                where = "".join(func.stack.format()[-6:-1])
+                e.args = (*e.args, f"\n(function {func.label} was called at:\n"
+                          f"{where})")
+            raise
+        del out_grads
+
+        for i, gx in zip(target_indexes, gxs, strict=True):
+            if gx is None:
+                continue
+            node = inputs[i]
+            _check_grad(func, node, gx)
+            if targets is not None:
+                if node in targets:
+                    targets[node] = gx if accumulated else _add(targets[node], gx)
+            elif node._creator_node is None:
+                var = node._variable()
+                if var is not None:
+                    if loss_scale is not None:
+                        var._loss_scale = loss_scale
+                    old = var._grad_var
+                    var._grad_var = gx if (accumulated or old is None) else _add(
+                        old, gx)
+            creator = node._creator_node
+            if creator is not None:
+                if accumulated and targets is None:
+                    grads[node] = gx
+                else:
+                    grads[node] = _add(grads.get(node), gx)
+                push(creator)
+
+
+def _current_grad(node, grads, targets):
+    if targets is not None:
+        return targets.get(node) if node in targets else grads.get(node)
+    if node._creator_node is None:
+        var = node._variable()
+        return None if var is None else var._grad_var
+    return grads.get(node)
+
+
+def _initial_grad(y, loss_scale):
+    gv = y._grad_var
+    if gv is None:
+        if y._data is None:
+            raise ValueError("cannot run backward from a variable without data")
+        if y._data.size != 1:
+            raise ValueError(
+                "Variable.backward needs the initial gradient of a variable with "
+                f"more than one element (shape {y._data.shape}): set its grad first"
+            )
+        xp = y.xp
+        g = xp.ones_like(y._data)
+        if loss_scale is not None:
+            g *= loss_scale
+        gv = _Variable._make(g, False)
+        y._grad_var = gv
+    return gv
+
+
+def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
+    if y._node._creator_node is None:
+        return
+    gy = _initial_grad(y, loss_scale)
+    with configuration.using_config("enable_backprop", enable_double_backprop):
+        _backprop([y], [gy], retain_grad, loss_scale)
+
+
+def backward(outputs, grad_outputs=None, **kwargs):
+    """Runs backprop from several output variables at once.
+
+    Args:
+        outputs (tuple or list of Variable): Output variables.
+        grad_outputs (tuple or list of Variable or None): Their gradients; a
+            None entry uses the variable's ``grad_var``, or one for a
+            one-element output.
+        enable_double_backprop (bool): Keyword only; build the backward graph.
+    """
+    enable_double_backprop = kwargs.pop("enable_double_backprop", False)
+    if kwargs:
+        raise TypeError(f"unexpected keyword arguments: {sorted(kwargs)}")
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError("outputs must be a tuple or a list of Variables")
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif len(grad_outputs) != len(outputs):
+        raise ValueError("outputs and grad_outputs must have the same length")
+    gys = []
+    for y, gy in zip(outputs, grad_outputs, strict=True):
+        if not isinstance(y, _Variable):
+            raise TypeError("each output must be a Variable")
+        if gy is None:
+            gy = _initial_grad(y, None)
+        elif not isinstance(gy, _Variable):
+            gy = _Variable._make(gy, False)
+        gys.append(gy)
+    with configuration.using_config("enable_backprop", enable_double_backprop):
+        _backprop(list(outputs), gys, False, None)
+
+
+def grad(outputs, inputs, grad_outputs, grad_inputs, set_grad, retain_grad,
+         enable_double_backprop, loss_scale):
+    for name, seq in (("outputs", outputs), ("inputs", inputs)):
+        if not isinstance(seq, (tuple, list)):
+            raise TypeError(f"{name} must be a tuple or a list, not {type(seq)}")
+        for v in seq:
+            if not isinstance(v, _Variable):
+                raise TypeError(f"each of {name} must be a Variable")
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise ValueError("grad_outputs must be of the same length as outputs")
+    if grad_inputs is not None and len(grad_inputs) != len(inputs):
+        raise ValueError("grad_inputs must be of the same length as inputs")
+    gys = []
+    for y, gy in zip(outputs, grad_outputs, strict=True):
+        if gy is None:
+            if y._data.size != 1:
+                raise ValueError(
+                    "grad_outputs must be given for outputs with more than one "
+                    f"element (shape {y._data.shape})"
+                )
+            g = y.xp.ones_like(y._data)
+            if loss_scale is not None:
+                g *= loss_scale
+            gy = _Variable._make(g, False)
+        elif not isinstance(gy, _Variable):
+            gy = _Variable._make(gy, False)
+        gys.append(gy)
+    targets = {x._node: None for x in inputs}
+    if grad_inputs is not None:
+        for x, gx in zip(inputs, grad_inputs, strict=True):
+            if gx is not None and not isinstance(gx, _Variable):
+                gx = _Variable._make(gx, False)
+            targets[x._node] = _add(targets[x._node], gx)
+    with configuration.using_config("enable_backprop", enable_double_backprop):
+        _backprop(list(outputs), gys, retain_grad, loss_scale, targets)
+    ret = [targets[x._node] for x in inputs]
+    if set_grad:
+        for x, gx in zip(inputs, ret, strict=True):
+            x._grad_var = gx
+    return ret

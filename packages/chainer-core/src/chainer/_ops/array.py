@@ -1,0 +1,334 @@
+"""Shape and indexing primitives: reshape, transpose, broadcast_to, sum_to,
+get_item, cast."""
+
+from __future__ import annotations
+
+import numpy
+
+from chainer import backend
+from chainer import function_node
+from chainer import variable
+from chainer.utils import type_check
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _infer_shape(shape, size):
+    shape = tuple(int(s) for s in shape)
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise ValueError(f"only one dimension can be -1 in shape {shape}")
+    if any(s < -1 for s in shape):
+        raise ValueError(f"negative dimension in shape {shape}")
+    if unknown:
+        rest = _prod(s for s in shape if s != -1)
+        if rest == 0 or size % rest:
+            raise type_check.InvalidType(
+                f"size of x ({size}) divisible by {rest}",
+                f"cannot reshape array of size {size} into shape {shape}",
+            )
+        shape = tuple(size // rest if s == -1 else s for s in shape)
+    return shape
+
+
+class Reshape(function_node.FunctionNode):
+    """Reshape to a fixed shape."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+        (x_type,) = in_types
+        type_check.expect(type_check.prod(x_type.shape) == _prod(self.shape))
+
+    def forward(self, inputs):
+        (x,) = inputs
+        return (x.reshape(self.shape),)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        return (reshape(gy, self.inputs[0].shape),)
+
+
+def reshape(x, shape):
+    """Reshapes ``x`` without copying when possible.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input.
+        shape (tuple of int): Target shape; one entry may be -1.
+
+    Returns:
+        ~chainer.Variable: Reshaped variable.
+    """
+    if isinstance(shape, int):
+        shape = (shape,)
+    data = x._data if isinstance(x, variable.Variable) else x
+    shape = _infer_shape(shape, data.size) if -1 in shape else tuple(shape)
+    if data.shape == shape:
+        return variable.as_variable(x)
+    (y,) = Reshape(shape).apply((x,))
+    return y
+
+
+class Transpose(function_node.FunctionNode):
+    """Permutation of axes."""
+
+    def __init__(self, axes=None):
+        self.axes = axes
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+        if self.axes is not None:
+            (x_type,) = in_types
+            type_check.expect(x_type.ndim == len(self.axes))
+
+    def forward(self, inputs):
+        (x,) = inputs
+        return (x.transpose(self.axes),)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        if self.axes is None:
+            return (transpose(gy, None),)
+        inv = tuple(numpy.argsort([a % len(self.axes) for a in self.axes]))
+        return (transpose(gy, inv),)
+
+
+def transpose(x, axes=None):
+    """Permutes the axes of ``x`` (reverses them when ``axes`` is None).
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input.
+        axes (tuple of int): Permutation of ``range(x.ndim)``.
+
+    Returns:
+        ~chainer.Variable: Transposed variable.
+    """
+    if axes is not None:
+        axes = tuple(axes)
+        ndim = (x._data if isinstance(x, variable.Variable) else x).ndim
+        if sorted(a % ndim if ndim else a for a in axes) != list(range(ndim)):
+            raise ValueError(f"axes {axes} is not a permutation of {ndim} axes")
+    (y,) = Transpose(axes).apply((x,))
+    return y
+
+
+class BroadcastTo(function_node.FunctionNode):
+    """Broadcast to a shape."""
+
+    def __init__(self, shape):
+        self._shape = shape
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+        (x_type,) = in_types
+        ndim = type_check.make_variable(len(self._shape), "len(shape)")
+        type_check.expect(x_type.ndim <= ndim)
+
+    def forward(self, inputs):
+        (x,) = inputs
+        xp = backend.get_array_module(x)
+        try:
+            return (xp.broadcast_to(x, self._shape),)
+        except ValueError:
+            raise type_check.InvalidType(
+                f"x.shape broadcastable to {self._shape}",
+                f"x.shape={x.shape}",
+            ) from None
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        return (sum_to(gy, self.inputs[0].shape),)
+
+
+def broadcast_to(x, shape):
+    """Broadcasts ``x`` to ``shape`` (differentiable).
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input.
+        shape (tuple of int): Target shape.
+
+    Returns:
+        ~chainer.Variable: Broadcast variable.
+    """
+    shape = tuple(shape)
+    data = x._data if isinstance(x, variable.Variable) else x
+    if data.shape == shape:
+        return variable.as_variable(x)
+    (y,) = BroadcastTo(shape).apply((x,))
+    return y
+
+
+class SumTo(function_node.FunctionNode):
+    """Sum elements so that the result has a given (broadcast-compatible) shape."""
+
+    def __init__(self, shape):
+        self._shape = shape
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+        (x_type,) = in_types
+        type_check.expect(x_type.ndim >= len(self._shape))
+
+    def forward(self, inputs):
+        (x,) = inputs
+        return (_sum_to_array(x, self._shape),)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        return (broadcast_to(gy, self.inputs[0].shape),)
+
+
+def _sum_to_array(x, shape):
+    lead = x.ndim - len(shape)
+    axes = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and x.shape[i + lead] != 1:
+            axes.append(i + lead)
+        elif s != x.shape[i + lead]:
+            raise type_check.InvalidType(
+                f"x.shape can be summed to {shape}", f"x.shape={x.shape}"
+            )
+    y = x.sum(axis=tuple(axes), keepdims=True) if axes else x
+    if lead:
+        y = y.reshape(shape)
+    return y
+
+
+def sum_to(x, shape):
+    """Sums ``x`` over broadcast axes so that it has ``shape``.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input.
+        shape (tuple of int): Target shape that ``x`` was broadcast from.
+
+    Returns:
+        ~chainer.Variable: Summed variable.
+    """
+    shape = tuple(shape)
+    data = x._data if isinstance(x, variable.Variable) else x
+    if data.shape == shape:
+        return variable.as_variable(x)
+    (y,) = SumTo(shape).apply((x,))
+    return y
+
+
+def _normalize_slices(slices):
+    if isinstance(slices, variable.Variable):
+        return slices._data
+    if isinstance(slices, list):
+        return numpy.asarray(slices) if slices else numpy.empty(0, numpy.intp)
+    if isinstance(slices, tuple):
+        return tuple(_normalize_slices(s) for s in slices)
+    return slices
+
+
+class GetItem(function_node.FunctionNode):
+    """Basic or advanced indexing."""
+
+    def __init__(self, slices):
+        self.slices = slices
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+
+    def forward(self, inputs):
+        (x,) = inputs
+        try:
+            return (x[self.slices],)
+        except IndexError as e:
+            raise IndexError(f"get_item: {e} (x.shape={x.shape})") from None
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        node = self.inputs[0]
+        return GetItemGrad(self.slices, node.shape, node.dtype).apply((gy,))
+
+
+class GetItemGrad(function_node.FunctionNode):
+    """Scatter-add of a gradient into zeros of the indexed array's shape."""
+
+    def __init__(self, slices, in_shape, in_dtype):
+        self.slices = slices
+        self._in_shape = in_shape
+        self._in_dtype = in_dtype
+
+    def forward(self, inputs):
+        (gy,) = inputs
+        xp = backend.get_array_module(gy)
+        gx = xp.zeros(self._in_shape, gy.dtype)
+        if _is_basic(self.slices):
+            gx[self.slices] = gy
+        else:
+            xp.add.at(gx, self.slices, gy)
+        return (gx,)
+
+    def backward(self, indexes, grad_outputs):
+        (ggx,) = grad_outputs
+        return (get_item(ggx, self.slices),)
+
+
+def _is_basic(slices):
+    if not isinstance(slices, tuple):
+        slices = (slices,)
+    for s in slices:
+        if not (s is None or s is Ellipsis or isinstance(s, (int, slice, numpy.integer))):
+            return False
+    return True
+
+
+def get_item(x, slices):
+    """Extracts elements of ``x`` by basic or advanced indexing (``x[slices]``).
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input.
+        slices: Anything NumPy accepts as an index: ints, slices, None,
+            Ellipsis, integer or boolean arrays (or lists, or Variables).
+
+    Returns:
+        ~chainer.Variable: The selected elements.
+    """
+    (y,) = GetItem(_normalize_slices(slices)).apply((x,))
+    return y
+
+
+class Cast(function_node.FunctionNode):
+    """Conversion to another dtype."""
+
+    def __init__(self, dtype):
+        self.type = dtype
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+
+    def forward(self, inputs):
+        (x,) = inputs
+        return (x.astype(self.type, copy=False),)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        return (cast(gy, self.inputs[0].dtype),)
+
+
+def cast(x, typ):
+    """Casts ``x`` to dtype ``typ`` (identity when it already has it).
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input.
+        typ (dtype or str): Target dtype.
+
+    Returns:
+        ~chainer.Variable: Variable of dtype ``typ``.
+    """
+    typ = numpy.dtype(typ)
+    data = x._data if isinstance(x, variable.Variable) else x
+    if data.dtype == typ:
+        return variable.as_variable(x)
+    (y,) = Cast(typ).apply((x,))
+    return y

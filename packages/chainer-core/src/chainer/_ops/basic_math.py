@@ -1,0 +1,577 @@
+"""Arithmetic primitives behind Variable's operators (+ - * / // ** @, neg, abs).
+
+Binary operations between two arrays broadcast as NumPy does; the gradient of
+a broadcast input is summed back to its shape. A Python or NumPy scalar
+operand becomes a constant of the variable's dtype.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy
+
+from chainer import backend
+from chainer import function_node
+from chainer import variable
+from chainer._ops import array as array_ops
+from chainer.utils import type_check
+
+_Variable = variable.Variable
+
+
+def _check_binary(in_types):
+    type_check.expect(in_types.size() == 2)
+    lhs, rhs = in_types
+    type_check.expect(lhs.dtype == rhs.dtype)
+    type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
+
+
+def _check_unary(in_types):
+    type_check.expect(in_types.size() == 1)
+
+
+def _sum_to(g, shape):
+    if g is None or g.shape == shape:
+        return g
+    return array_ops.sum_to(g, shape)
+
+
+class Neg(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_unary)
+
+    @property
+    def label(self):
+        return "__neg__"
+
+    def forward(self, inputs):
+        return (-inputs[0],)
+
+    def backward(self, indexes, grad_outputs):
+        return (neg(grad_outputs[0]),)
+
+
+class Absolute(function_node.FunctionNode):
+    @property
+    def label(self):
+        return "|_|"
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        (x,) = inputs
+        self._sign = backend.get_array_module(x).sign(x)
+        return (abs(x),)
+
+    def backward(self, indexes, grad_outputs):
+        return (grad_outputs[0] * self._sign,)
+
+
+class Add(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_binary)
+
+    @property
+    def label(self):
+        return "_ + _"
+
+    def forward(self, inputs):
+        return (inputs[0] + inputs[1],)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        nodes = self.inputs
+        return tuple(_sum_to(gy, nodes[i].shape) for i in indexes)
+
+
+class AddConstant(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_unary)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return f"_ + {_const_label(self.value)}"
+
+    def forward(self, inputs):
+        return (inputs[0] + self.value,)
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs
+
+
+class Sub(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_binary)
+
+    @property
+    def label(self):
+        return "_ - _"
+
+    def forward(self, inputs):
+        return (inputs[0] - inputs[1],)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        nodes = self.inputs
+        return tuple(
+            _sum_to(gy if i == 0 else neg(gy), nodes[i].shape) for i in indexes
+        )
+
+
+class SubFromConstant(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_unary)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return f"{_const_label(self.value)} - _"
+
+    def forward(self, inputs):
+        return (self.value - inputs[0],)
+
+    def backward(self, indexes, grad_outputs):
+        return (neg(grad_outputs[0]),)
+
+
+class Mul(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_binary)
+
+    @property
+    def label(self):
+        return "_ * _"
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return (inputs[0] * inputs[1],)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        x0, x1 = self.get_retained_inputs()
+        ret = []
+        for i in indexes:
+            g = gy * (x1 if i == 0 else x0)
+            ret.append(_sum_to(g, (x0 if i == 0 else x1).shape))
+        return tuple(ret)
+
+
+class MulConstant(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_unary)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return f"_ * {_const_label(self.value)}"
+
+    def forward(self, inputs):
+        return (inputs[0] * self.value,)
+
+    def backward(self, indexes, grad_outputs):
+        return (mul_constant(grad_outputs[0], self.value),)
+
+
+class Div(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_binary)
+
+    @property
+    def label(self):
+        return "_ / _"
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return (inputs[0] / inputs[1],)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        x0, x1 = self.get_retained_inputs()
+        gx0 = gy / x1
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(_sum_to(gx0, x0.shape))
+            else:
+                ret.append(_sum_to(-gx0 * x0 / x1, x1.shape))
+        return tuple(ret)
+
+
+class DivFromConstant(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_unary)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return f"{_const_label(self.value)} / _"
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return (self.value / inputs[0],)
+
+    def backward(self, indexes, grad_outputs):
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] * (-self.value) / (x * x),)
+
+
+class FloorDiv(function_node.FunctionNode):
+    """Floor division; piecewise constant, so its gradient is zero."""
+
+    check_type_forward = staticmethod(_check_binary)
+
+    @property
+    def label(self):
+        return "_ // _"
+
+    def forward(self, inputs):
+        return (inputs[0] // inputs[1],)
+
+    def backward(self, indexes, grad_outputs):
+        return (None,) * len(indexes)
+
+
+class FloorDivConstant(function_node.FunctionNode):
+    """Floor division by or of a constant; its gradient is zero."""
+
+    check_type_forward = staticmethod(_check_unary)
+
+    def __init__(self, value, reverse):
+        self.value = value
+        self.reverse = reverse
+
+    def forward(self, inputs):
+        if self.reverse:
+            return (self.value // inputs[0],)
+        return (inputs[0] // self.value,)
+
+    def backward(self, indexes, grad_outputs):
+        return (None,)
+
+
+class PowVarVar(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_binary)
+
+    @property
+    def label(self):
+        return "_ ** _"
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        self.retain_outputs((0,))
+        return (inputs[0] ** inputs[1],)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        x0, x1 = self.get_retained_inputs()
+        ret = []
+        for i in indexes:
+            if i == 0:
+                g = gy * x1 * x0 ** (x1 - 1)
+                ret.append(_sum_to(g, x0.shape))
+            else:
+                (y,) = self.get_retained_outputs()
+                ret.append(_sum_to(gy * log(x0) * y, x1.shape))
+        return tuple(ret)
+
+
+class PowVarConst(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_unary)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return f"_ ** {_const_label(self.value)}"
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return (inputs[0] ** self.value,)
+
+    def backward(self, indexes, grad_outputs):
+        (x,) = self.get_retained_inputs()
+        c = self.value
+        return (grad_outputs[0] * c * x ** (c - 1),)
+
+
+class PowConstVar(function_node.FunctionNode):
+    check_type_forward = staticmethod(_check_unary)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return f"{_const_label(self.value)} ** _"
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return (self.value ** inputs[0],)
+
+    def backward(self, indexes, grad_outputs):
+        (y,) = self.get_retained_outputs()
+        xp = backend.get_array_module(y)
+        log_c = xp.log(xp.asarray(self.value, dtype=y.dtype))
+        return (grad_outputs[0] * (y * log_c),)
+
+
+class Log(function_node.FunctionNode):
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    @property
+    def label(self):
+        return "log"
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        xp = backend.get_array_module(inputs[0])
+        return (xp.log(inputs[0]),)
+
+    def backward(self, indexes, grad_outputs):
+        (x,) = self.get_retained_inputs()
+        return (grad_outputs[0] / x,)
+
+
+class MatMul(function_node.FunctionNode):
+    """Matrix product with NumPy's ``matmul`` semantics (batched, 1-d)."""
+
+    @property
+    def label(self):
+        return "_ @ _"
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 2)
+        a, b = in_types
+        type_check.expect(
+            a.dtype.kind == "f",
+            a.dtype == b.dtype,
+            a.ndim >= 1,
+            b.ndim >= 1,
+        )
+
+    def forward(self, inputs):
+        a, b = inputs
+        self.retain_inputs((0, 1))
+        xp = backend.get_array_module(a)
+        try:
+            return (xp.matmul(a, b),)
+        except ValueError:
+            raise type_check.InvalidType(
+                "a.shape[-1] == b.shape[-2] (or b.shape[0] for 1-d b)",
+                f"a.shape={a.shape}, b.shape={b.shape}",
+            ) from None
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        a, b = self.get_retained_inputs()
+        a2 = a if a.ndim > 1 else array_ops.reshape(a, (1, a.shape[0]))
+        b2 = b if b.ndim > 1 else array_ops.reshape(b, (b.shape[0], 1))
+        gy_shape = list(gy.shape)
+        if a.ndim == 1:
+            gy_shape.insert(len(gy_shape) - (0 if b.ndim == 1 else 1), 1)
+        if b.ndim == 1:
+            gy_shape.append(1)
+        gy2 = array_ops.reshape(gy, tuple(gy_shape))
+        ret = []
+        for i in indexes:
+            if i == 0:
+                g = matmul(gy2, _swap_last(b2))
+                ret.append(array_ops.reshape(_sum_to(g, _batched(g, a2)), a.shape))
+            else:
+                g = matmul(_swap_last(a2), gy2)
+                ret.append(array_ops.reshape(_sum_to(g, _batched(g, b2)), b.shape))
+        return tuple(ret)
+
+
+def _swap_last(x):
+    axes = list(range(x.ndim))
+    axes[-1], axes[-2] = axes[-2], axes[-1]
+    return array_ops.transpose(x, tuple(axes))
+
+
+def _batched(g, x):
+    # The shape x had after broadcasting its batch dims to ndim of g.
+    return (1,) * (g.ndim - x.ndim) + x.shape if g.ndim > x.ndim else x.shape
+
+
+def _const_label(value):
+    if isinstance(value, numbers.Number) or numpy.isscalar(value):
+        return str(value)
+    return "constant array"
+
+
+def _is_scalar(value):
+    return isinstance(value, (numbers.Number, numpy.generic))
+
+
+def _const(x, value):
+    # A scalar takes the variable's dtype, so float16 stays float16.
+    return x._data.dtype.type(value)
+
+
+def _other(x, value, opname):
+    if isinstance(value, _Variable):
+        return value
+    if variable._is_array(value):
+        return _Variable._make(value, False)
+    raise TypeError(
+        f"unsupported operand type for {opname}: Variable and {type(value).__name__}"
+        " (a Variable, an array or a scalar is expected)"
+    )
+
+
+def neg(x):
+    """Elementwise negation, ``-x``."""
+    return Neg().apply((x,))[0]
+
+
+def absolute(x):
+    """Elementwise absolute value, ``abs(x)``."""
+    return Absolute().apply((x,))[0]
+
+
+def log(x):
+    """Elementwise natural logarithm."""
+    return Log().apply((x,))[0]
+
+
+def add(*xs):
+    """Elementwise sum of the inputs (broadcasting like NumPy).
+
+    Args:
+        *xs (~chainer.Variable or :ref:`ndarray`): Two or more operands.
+
+    Returns:
+        ~chainer.Variable: The sum.
+    """
+    if len(xs) < 2:
+        if len(xs) == 1:
+            return variable.as_variable(xs[0])
+        raise TypeError("add needs at least one input")
+    y = Add().apply((xs[0], xs[1]))[0]
+    for x in xs[2:]:
+        y = Add().apply((y, x))[0]
+    return y
+
+
+def mul_constant(x, value):
+    return MulConstant(value).apply((x,))[0]
+
+
+def matmul(a, b):
+    """Matrix product with NumPy ``matmul`` semantics (``a @ b``).
+
+    Args:
+        a (~chainer.Variable or :ref:`ndarray`): Left operand, ``ndim >= 1``.
+        b (~chainer.Variable or :ref:`ndarray`): Right operand, ``ndim >= 1``.
+
+    Returns:
+        ~chainer.Variable: The product.
+    """
+    return MatMul().apply((a, b))[0]
+
+
+def _make_binary(var_op, const_op, opname, reverse_var_op=None,
+                 reverse_const_op=None):
+    def forward_op(self, other):
+        if _is_scalar(other):
+            return const_op(_const(self, other)).apply((self,))[0]
+        try:
+            other = _other(self, other, opname)
+        except TypeError:
+            return NotImplemented
+        return var_op().apply((self, other))[0]
+
+    def reverse_op(self, other):
+        if _is_scalar(other):
+            return reverse_const_op(_const(self, other)).apply((self,))[0]
+        try:
+            other = _other(self, other, opname)
+        except TypeError:
+            return NotImplemented
+        return var_op().apply((other, self))[0]
+
+    return forward_op, reverse_op
+
+
+def _rsub_const(value):
+    return SubFromConstant(value)
+
+
+def _floordiv_const(value):
+    return FloorDivConstant(value, False)
+
+
+def _rfloordiv_const(value):
+    return FloorDivConstant(value, True)
+
+
+def _pow(self, other):
+    if _is_scalar(other):
+        return PowVarConst(_const(self, other)).apply((self,))[0]
+    try:
+        other = _other(self, other, "**")
+    except TypeError:
+        return NotImplemented
+    return PowVarVar().apply((self, other))[0]
+
+
+def _rpow(self, other):
+    if _is_scalar(other):
+        return PowConstVar(_const(self, other)).apply((self,))[0]
+    try:
+        other = _other(self, other, "**")
+    except TypeError:
+        return NotImplemented
+    return PowVarVar().apply((other, self))[0]
+
+
+def _matmul(self, other):
+    try:
+        other = _other(self, other, "@")
+    except TypeError:
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul(self, other):
+    try:
+        other = _other(self, other, "@")
+    except TypeError:
+        return NotImplemented
+    return matmul(other, self)
+
+
+def install_variable_arithmetics():
+    """Attaches the arithmetic operators to :class:`~chainer.Variable`."""
+    v = _Variable
+    v.__add__, v.__radd__ = _make_binary(Add, AddConstant, "+", None, AddConstant)
+    v.__sub__, v.__rsub__ = _make_binary(Sub, _neg_const(AddConstant), "-", None,
+                                         _rsub_const)
+    v.__mul__, v.__rmul__ = _make_binary(Mul, MulConstant, "*", None, MulConstant)
+    v.__truediv__, v.__rtruediv__ = _make_binary(
+        Div, _inv_const(MulConstant), "/", None, DivFromConstant
+    )
+    v.__floordiv__, v.__rfloordiv__ = _make_binary(
+        FloorDiv, _floordiv_const, "//", None, _rfloordiv_const
+    )
+    v.__pow__, v.__rpow__ = _pow, _rpow
+    v.__matmul__, v.__rmatmul__ = _matmul, _rmatmul
+
+
+def _neg_const(cls):
+    return lambda value: cls(-value)
+
+
+def _inv_const(cls):
+    def make(value):
+        # x / c is computed as x * (1 / c) in the variable's dtype.
+        return cls(type(value)(1) / value)
+
+    return make

@@ -1,0 +1,108 @@
+"""Reductions used by Variable: sum and (weighted) average."""
+
+from __future__ import annotations
+
+from chainer import function_node
+from chainer import variable
+from chainer._ops import array as array_ops
+from chainer._ops import basic_math
+from chainer.utils import type_check
+
+
+def _normalize_axis(axis, ndim):
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        axis = (axis,)
+    out = []
+    for a in axis:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of bounds for an array of {ndim} dims")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"duplicate value in axis: {axis}")
+    return tuple(sorted(out))
+
+
+class Sum(function_node.FunctionNode):
+    """Sum over axes."""
+
+    def __init__(self, axis=None, keepdims=False):
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        (x,) = inputs
+        return (x.sum(axis=self.axis, keepdims=self.keepdims),)
+
+    def backward(self, indexes, grad_outputs):
+        (gy,) = grad_outputs
+        shape = self.inputs[0].shape
+        if not self.keepdims and self.axis is not None:
+            kept = list(gy.shape)
+            for a in self.axis:
+                kept.insert(a, 1)
+            gy = array_ops.reshape(gy, tuple(kept))
+        elif not self.keepdims:
+            gy = array_ops.reshape(gy, (1,) * len(shape))
+        return (array_ops.broadcast_to(gy, shape),)
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - Chainer's public name
+    """Sums the elements of ``x`` over ``axis``.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Float input.
+        axis (None, int or tuple of int): Axes to sum over (None: all).
+        keepdims (bool): Keep reduced axes with length one.
+
+    Returns:
+        ~chainer.Variable: The sum.
+    """
+    data = x._data if isinstance(x, variable.Variable) else x
+    axis = _normalize_axis(axis, data.ndim)
+    (y,) = Sum(axis, keepdims).apply((x,))
+    return y
+
+
+def average(x, axis=None, weights=None, keepdims=False):
+    """(Weighted) mean of ``x`` over ``axis``.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Float input.
+        axis (None, int or tuple of int): Axes to average over.
+        weights (~chainer.Variable or :ref:`ndarray`): Weights; with an int
+            ``axis`` a 1-d array of length ``x.shape[axis]``, else the shape of
+            ``x`` over the reduced axes.
+        keepdims (bool): Keep reduced axes with length one.
+
+    Returns:
+        ~chainer.Variable: The average.
+    """
+    data = x._data if isinstance(x, variable.Variable) else x
+    axes = _normalize_axis(axis, data.ndim)
+    if weights is None:
+        n = data.size if axes is None else 1
+        if axes is not None:
+            for a in axes:
+                n *= data.shape[a]
+        s = sum(x, axes, keepdims)
+        return basic_math.mul_constant(s, s._data.dtype.type(1.0 / max(n, 1)))
+    w = variable.as_variable(weights)
+    if axes is not None and len(axes) == 1 and w.ndim == 1:
+        if w.shape[0] != data.shape[axes[0]]:
+            raise ValueError(
+                f"length of weights {w.shape[0]} differs from x.shape[{axes[0]}]="
+                f"{data.shape[axes[0]]}"
+            )
+        shape = [1] * data.ndim
+        shape[axes[0]] = w.shape[0]
+        w = array_ops.reshape(w, tuple(shape))
+    w = array_ops.broadcast_to(w, data.shape)
+    num = sum(x * w, axes, keepdims)
+    den = sum(w, axes, keepdims)
+    return num / den

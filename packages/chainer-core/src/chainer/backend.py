@@ -1,0 +1,426 @@
+"""Devices and array-module dispatch (``chainer.backend``).
+
+A :class:`Device` names where arrays live and how to move them there. The NumPy
+device is built in; other backends (CuPy through ``chainer-cuda``, third-party
+ones) are registered through the plugin registry and found by name, e.g.
+``get_device('@cupy:0')``. Array-module lookups are cached by array type, so a
+question about a NumPy array never imports another backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+import numpy
+
+# array type -> (array module, Device class); filled lazily for foreign types.
+_module_by_type: dict[type, Any] = {}
+_device_class_by_type: dict[type, type] = {}
+_thread_local = threading.local()
+
+
+class Device:
+    """A device where arrays are allocated and computed (abstract).
+
+    Subclasses set :attr:`xp` (the array module), :attr:`supported_array_types`
+    and :attr:`name` (``'@numpy'``, ``'@cupy:0'``...), and implement
+    :meth:`send_array`.
+    """
+
+    xp: Any = None
+    supported_array_types: tuple = ()
+    name: str = ""
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device) and self.name == other.name
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __enter__(self) -> Device:
+        stack = _device_stack()
+        stack.append(self)
+        self.use()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _device_stack().pop()
+
+    def create_context(self):
+        """Returns a context manager in which this device is current."""
+        return contextlib.nullcontext()
+
+    @staticmethod
+    def from_array(array) -> Device | None:
+        """Returns the device of ``array`` if this backend owns it, else None."""
+        return None
+
+    def is_array_supported(self, array) -> bool:
+        """Returns whether ``array`` may be used on this device as it is."""
+        return isinstance(array, self.supported_array_types)
+
+    def send_array(self, array):
+        """Transfers one array to this device (override in subclasses)."""
+        raise TypeError(f"{type(self).__name__} cannot receive arrays")
+
+    def send(self, arrays):
+        """Transfers arrays (nested tuples, lists and dicts allowed) to this device.
+
+        Args:
+            arrays: An array, or a nested tuple/list/dict of arrays. ``None``
+                entries are kept.
+
+        Returns:
+            The same structure with every array on this device.
+        """
+        if arrays is None:
+            return None
+        if isinstance(arrays, (tuple, list)):
+            return type(arrays)(self.send(a) for a in arrays)
+        if isinstance(arrays, dict):
+            return {k: self.send(v) for k, v in arrays.items()}
+        return self.send_array(arrays)
+
+    def use(self) -> None:
+        """Makes this device current (a no-op for devices without a notion of it)."""
+
+
+class CpuDevice(Device):
+    """The NumPy (host memory) device, ``'@numpy'``."""
+
+    xp = numpy
+    supported_array_types = (numpy.ndarray, numpy.generic)
+    name = "@numpy"
+
+    def __repr__(self) -> str:
+        return "<CpuDevice (numpy)>"
+
+    @staticmethod
+    def from_array(array) -> CpuDevice | None:
+        if isinstance(array, (numpy.ndarray, numpy.generic)):
+            return _CPU
+        return None
+
+    def send_array(self, array):
+        if isinstance(array, numpy.ndarray):
+            return array
+        if isinstance(array, numpy.generic):
+            return numpy.asarray(array)
+        getter = getattr(array, "get", None)  # CuPy and friends: copy to host
+        if getter is not None and not isinstance(array, (dict, list, tuple)):
+            return getter()
+        return numpy.asarray(array)
+
+
+_CPU = CpuDevice()
+
+
+def _unavailable(what: str, hint: str):
+    class _Unavailable(Device):
+        __doc__ = f"{what}; not available in this installation."
+
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError(f"{what} is not available: {hint}")
+
+    _Unavailable.__name__ = _Unavailable.__qualname__ = what.split()[0]
+    return _Unavailable
+
+
+Intel64Device = _unavailable(
+    "Intel64Device (iDeep)", "iDeep acceleration is not supported by this Chainer"
+)
+ChainerxDevice = _unavailable(
+    "ChainerxDevice (ChainerX)", "ChainerX is not supported by this Chainer"
+)
+
+
+class GpuDevice(Device):
+    """A CUDA device, provided by the ``chainer-cuda`` plugin (``'@cupy:N'``).
+
+    Constructing one delegates to the registered ``cupy`` backend; without it a
+    clear error names what to install.
+
+    Args:
+        device: A ``cupy.cuda.Device`` or a device id.
+    """
+
+    def __new__(cls, device=0):
+        if cls is GpuDevice:
+            impl = _backend_class("cupy")
+            return impl(device)
+        return super().__new__(cls)
+
+    @staticmethod
+    def from_device_id(device_id: int) -> Device:
+        """Returns the CUDA device with the given id."""
+        return _backend_class("cupy").from_index(device_id)
+
+    @staticmethod
+    def from_array(array) -> Device | None:
+        cls = _device_class_for_type(type(array))
+        if cls is None or cls is CpuDevice:
+            return None
+        return cls.from_array(array)
+
+
+def _device_stack() -> list:
+    stack = getattr(_thread_local, "stack", None)
+    if stack is None:
+        stack = _thread_local.stack = []
+    return stack
+
+
+def _backend_class(name: str):
+    """Returns the Device class registered for backend ``name``."""
+    if name == "numpy":
+        return CpuDevice
+    from chainer import plugins
+
+    try:
+        return plugins.get_backend(name)
+    except KeyError:
+        if name == "cupy":
+            raise RuntimeError(
+                "CUDA (CuPy) backend is not available: install the `chainer-cuda` "
+                "distribution and CuPy (`pip install chainer-cuda`) on a machine "
+                "with an NVIDIA GPU"
+            ) from None
+        raise ValueError(
+            f"unknown device backend '@{name}': no installed plugin registers it"
+        ) from None
+
+
+def _device_from_string(spec: str) -> Device:
+    if not spec.startswith("@"):
+        raise ValueError(
+            f"invalid device specifier {spec!r}: expected '@numpy', '@cupy:N' "
+            "or '@<backend>[:N]'"
+        )
+    name, sep, index = spec[1:].partition(":")
+    if name == "numpy":
+        if sep:
+            raise ValueError(f"invalid device specifier {spec!r}: '@numpy' has no id")
+        return _CPU
+    if name == "intel64":
+        return Intel64Device()
+    if sep:
+        try:
+            idx = int(index)
+        except ValueError:
+            raise ValueError(
+                f"invalid device specifier {spec!r}: device id must be an integer"
+            ) from None
+        if idx < 0:
+            raise ValueError(f"invalid device specifier {spec!r}: negative id")
+    else:
+        idx = None
+    cls = _backend_class(name)
+    if idx is not None:
+        return cls.from_index(idx) if hasattr(cls, "from_index") else cls(idx)
+    return cls.from_index(0) if hasattr(cls, "from_index") and name == "cupy" else cls()
+
+
+def get_device(device_spec) -> Device:
+    """Returns a :class:`Device` object from a device specifier.
+
+    Args:
+        device_spec: One of a :class:`Device`; a string ``'@numpy'``,
+            ``'@cupy:N'`` or ``'@<backend>[:N]'`` of a registered plugin backend;
+            an integer (negative: CPU, ``N >= 0``: CUDA device N, the legacy
+            form); a tuple ``(numpy, )``/``(cupy, N)``; the ``numpy`` module; or
+            a ``cupy.cuda.Device``.
+
+    Returns:
+        Device: The device.
+    """
+    if isinstance(device_spec, Device):
+        return device_spec
+    if isinstance(device_spec, str):
+        return _device_from_string(device_spec)
+    if isinstance(device_spec, bool):
+        raise TypeError(f"invalid device specifier: {device_spec!r}")
+    if isinstance(device_spec, (int, numpy.integer)):
+        if device_spec < 0:
+            return _CPU
+        return _device_from_string(f"@cupy:{int(device_spec)}")
+    if device_spec is numpy:
+        return _CPU
+    if isinstance(device_spec, tuple) and device_spec:
+        mod = device_spec[0]
+        if mod is numpy and len(device_spec) == 1:
+            return _CPU
+        name = getattr(mod, "__name__", None)
+        if name == "cupy" and len(device_spec) == 2:
+            return _device_from_string(f"@cupy:{int(device_spec[1])}")
+    mod_name = type(device_spec).__module__ or ""
+    if mod_name.startswith("cupy") and hasattr(device_spec, "id"):
+        return _device_from_string(f"@cupy:{int(device_spec.id)}")
+    if getattr(device_spec, "__name__", None) == "cupy":
+        return _device_from_string("@cupy:0")
+    raise ValueError(f"invalid device specifier: {device_spec!r}")
+
+
+def _device_class_for_type(t: type):
+    cls = _device_class_by_type.get(t)
+    if cls is not None:
+        return cls
+    if issubclass(t, (numpy.ndarray, numpy.generic)):
+        cls = CpuDevice
+    else:
+        from chainer import plugins
+
+        cls = None
+        for name in plugins.names("backends"):
+            candidate = plugins.get_backend(name)
+            types = getattr(candidate, "supported_array_types", ())
+            if types and issubclass(t, tuple(types)):
+                cls = candidate
+                break
+        if cls is None:
+            return None
+    _device_class_by_type[t] = cls
+    _module_by_type[t] = cls.xp
+    return cls
+
+
+def register_array_type(array_type: type, device_class: type) -> None:
+    """Associates an array type with the Device class that owns it.
+
+    Backend plugins call this once when they load so that dispatch on their
+    arrays never needs a registry lookup.
+
+    Args:
+        array_type (type): The array class (e.g. ``cupy.ndarray``).
+        device_class (type): A :class:`Device` subclass with ``xp`` set.
+    """
+    _device_class_by_type[array_type] = device_class
+    _module_by_type[array_type] = device_class.xp
+
+
+_module_by_type[numpy.ndarray] = numpy
+_device_class_by_type[numpy.ndarray] = CpuDevice
+
+
+def _array_of(x):
+    # Variables carry their array in ``array``; avoid importing variable here.
+    arr = getattr(x, "_data", None)
+    if arr is not None and getattr(x, "_is_chainer_variable", False):
+        return arr
+    return x
+
+
+def get_array_module(*args):
+    """Returns the array module (``numpy``, ``cupy``...) for the given arrays.
+
+    Variables are looked through to their arrays. Arguments that are not arrays
+    of a registered backend (scalars, None, lists) count as NumPy.
+
+    Returns:
+        module: ``numpy`` unless one argument belongs to another backend.
+    """
+    for arg in args:
+        t = type(arg)
+        if t is numpy.ndarray:
+            continue
+        if getattr(arg, "_is_chainer_variable", False):
+            arg = arg._data
+            t = type(arg)
+            if t is numpy.ndarray or arg is None:
+                continue
+        xp = _module_by_type.get(t)
+        if xp is None:
+            if t.__module__ in ("builtins", "numpy"):
+                continue
+            cls = _device_class_for_type(t)
+            if cls is None:
+                continue
+            xp = cls.xp
+        if xp is not numpy:
+            return xp
+    return numpy
+
+
+def get_device_from_array(*arrays) -> Device:
+    """Returns the device of the first array among ``arrays`` (CPU if none).
+
+    Args:
+        *arrays: Arrays or Variables.
+
+    Returns:
+        Device: The device that holds them.
+    """
+    for arr in arrays:
+        arr = _array_of(arr)
+        if arr is None:
+            continue
+        t = type(arr)
+        if t is numpy.ndarray:
+            return _CPU
+        cls = _device_class_for_type(t)
+        if cls is not None:
+            return cls.from_array(arr)
+    return _CPU
+
+
+def is_array_supported(array) -> bool:
+    """Returns whether ``array`` is an array of a known backend."""
+    return _device_class_for_type(type(array)) is not None
+
+
+def get_array_types() -> tuple:
+    """Returns the array types of all loaded backends."""
+    return tuple(_device_class_by_type)
+
+
+def copyto(dst, src) -> None:
+    """Copies the elements of ``src`` into ``dst`` across devices.
+
+    Args:
+        dst: Destination array; it keeps its device.
+        src: Source array (any device) or scalar.
+    """
+    if not is_array_supported(dst):
+        raise TypeError(f"cannot copy to {type(dst).__name__}: not an array")
+    dev = get_device_from_array(dst)
+    if is_array_supported(src):
+        src = dev.send(src)
+    dev.xp.copyto(dst, src)
+
+
+@contextlib.contextmanager
+def using_device(device_spec):
+    """Context manager making a device current for its block.
+
+    Args:
+        device_spec: Anything :func:`get_device` accepts.
+    """
+    device = get_device(device_spec)
+    with device:
+        yield device
+
+
+def _unsupported_chx(*args, **kwargs):
+    raise RuntimeError("ChainerX is not supported by this Chainer")
+
+
+def to_chx(array):
+    """ChainerX conversion; ChainerX is not supported, so this raises RuntimeError."""
+    _unsupported_chx()
+
+
+def from_chx(array):
+    """ChainerX conversion; arrays that are not ChainerX arrays pass through."""
+    if type(array).__module__.startswith("chainerx"):
+        _unsupported_chx()
+    return array

@@ -1,0 +1,1 @@
+"""Backend modules: ``chainer.backends.cuda`` (facade) and the CPU backend."""

@@ -1,0 +1,249 @@
+"""Legacy CUDA utilities, ``chainer.backends.cuda`` (also ``chainer.cuda``).
+
+This module is a facade. When the ``chainer-cuda`` distribution and a working
+CuPy are installed, every name is provided by it. Otherwise ``available`` is
+False, the helpers that make sense for NumPy arrays work on them
+(``to_cpu``, ``get_array_module``, ``get_device_from_array``, ``memoize``,
+``fuse``...), and the ones that need a GPU raise a ``RuntimeError`` naming what to
+install.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+
+import numpy
+
+from chainer import backend
+from chainer import configuration
+
+config = configuration.config
+
+_INSTALL_HINT = (
+    "CUDA environment is not available: install CuPy and the `chainer-cuda` "
+    "distribution (`pip install chainer-cuda`) on a machine with an NVIDIA GPU"
+)
+
+
+def check_cuda_available() -> None:
+    """Raises ``RuntimeError`` if CUDA (CuPy through chainer-cuda) is unusable."""
+    if not available:
+        raise RuntimeError(_INSTALL_HINT)
+
+
+class DummyDeviceType:
+    """The type of :data:`DummyDevice`, a device that stands for the CPU."""
+
+    id = -1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        return None
+
+    def use(self):
+        """Does nothing: the CPU needs no selection."""
+
+    def synchronize(self):
+        """Does nothing: the CPU has no asynchronous queue."""
+
+    def __eq__(self, other):
+        return isinstance(other, DummyDeviceType)
+
+    def __hash__(self):
+        return hash(DummyDeviceType)
+
+    def __repr__(self):
+        return "DummyDevice"
+
+
+DummyDevice = DummyDeviceType()
+
+
+class _NeedsCuda:
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(_INSTALL_HINT)
+
+
+class Device(_NeedsCuda):
+    """A CUDA device (``cupy.cuda.Device``); needs chainer-cuda and CuPy."""
+
+
+class Stream(_NeedsCuda):
+    """A CUDA stream (``cupy.cuda.Stream``); needs chainer-cuda and CuPy."""
+
+
+class Event(_NeedsCuda):
+    """A CUDA event (``cupy.cuda.Event``); needs chainer-cuda and CuPy."""
+
+
+class ndarray:
+    """Placeholder type for ``cupy.ndarray``: no object is ever an instance."""
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError(_INSTALL_HINT)
+
+
+GpuDevice = backend.GpuDevice
+cupy = None
+cudnn = None
+cudnn_enabled = False
+_max_workspace_size = 8 * 1024 * 1024
+
+
+def get_array_module(*args):
+    """Returns ``numpy`` or ``cupy`` for the given arrays (see chainer.backend)."""
+    return backend.get_array_module(*args)
+
+
+def to_cpu(array, stream=None):
+    """Copies an array (or nested lists/tuples of arrays) to host memory.
+
+    Args:
+        array: A NumPy/CuPy array, a Variable's array, a scalar, None or a
+            list/tuple of them.
+        stream: Ignored on the CPU.
+
+    Returns:
+        The NumPy counterpart.
+    """
+    if array is None:
+        return None
+    if isinstance(array, (list, tuple)):
+        return type(array)(to_cpu(a, stream) for a in array)
+    if isinstance(array, numpy.ndarray):
+        return array
+    if numpy.isscalar(array):
+        return numpy.asarray(array)
+    if backend.is_array_supported(array):
+        return backend.CpuDevice().send(array)
+    raise TypeError(
+        "The array sent to cpu must be numpy.ndarray or cupy.ndarray, "
+        f"or a NumPy scalar. Actual type: {type(array)}."
+    )
+
+
+def to_gpu(array, device=None, stream=None):
+    """Copies an array to a GPU; needs chainer-cuda and CuPy."""
+    check_cuda_available()
+
+
+def copy(array, out=None, out_device=None, stream=None):
+    """Copies a CuPy array between devices; needs chainer-cuda and CuPy."""
+    check_cuda_available()
+
+
+def get_device_from_id(device_id):
+    """Returns :data:`DummyDevice` for ``None``; a GPU id needs CuPy."""
+    if device_id is None:
+        return DummyDevice
+    check_cuda_available()
+
+
+def get_device_from_array(*arrays):
+    """Returns :data:`DummyDevice` for NumPy arrays (they live on the host)."""
+    for arr in arrays:
+        if arr is not None and not isinstance(arr, (numpy.ndarray, numpy.generic)):
+            check_cuda_available()
+    return DummyDevice
+
+
+def get_device(*args):
+    """Deprecated legacy lookup; returns :data:`DummyDevice` for host arrays."""
+    for arg in args:
+        if isinstance(arg, int) and arg >= 0:
+            check_cuda_available()
+    return get_device_from_array(*[a for a in args if not isinstance(a, int)])
+
+
+def elementwise(in_params, out_params, operation, name, **kwargs):
+    """Creates a CuPy elementwise kernel; needs chainer-cuda and CuPy."""
+    check_cuda_available()
+
+
+def reduce(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+           name, **kwargs):
+    """Creates a CuPy reduction kernel; needs chainer-cuda and CuPy."""
+    check_cuda_available()
+
+
+def raw(code, name, *args, **kwargs):
+    """Creates a CuPy raw kernel; needs chainer-cuda and CuPy."""
+    check_cuda_available()
+
+
+def memoize(for_each_device=False):
+    """Decorator memoizing a function's results by its arguments.
+
+    Without CUDA this is a plain pass-through wrapper (CuPy's memo is per
+    device; host code has no device to key on).
+    """
+
+    def decorator(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            return f(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def clear_memo():
+    """Clears CuPy's memo; nothing to clear without CUDA."""
+
+
+def fuse(*args, **kwargs):
+    """Kernel fusion decorator; without CUDA the function runs unfused on NumPy."""
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return args[0]
+    return lambda f: f
+
+
+def get_max_workspace_size():
+    """Returns the cuDNN workspace size limit in bytes."""
+    return _max_workspace_size
+
+
+def set_max_workspace_size(size):
+    """Sets the cuDNN workspace size limit in bytes."""
+    global _max_workspace_size
+    _max_workspace_size = int(size)
+
+
+def should_use_cudnn(level, lowest_version=0):
+    """Returns whether cuDNN should be used; always False without CUDA."""
+    if level not in ("always", "auto", "never", ">=auto", "==always"):
+        raise ValueError(f"invalid cuDNN level: {level!r}")
+    return False
+
+
+def should_use_cudnn_tensor_core(dtype):
+    """Returns whether cuDNN tensor cores should be used; False without CUDA."""
+    return False
+
+
+def get_cudnn_dropout_states():
+    """cuDNN dropout states; needs chainer-cuda and CuPy."""
+    check_cuda_available()
+
+
+def get_cudnn_dropout_states_core(thread_id):
+    """cuDNN dropout states of one thread; needs chainer-cuda and CuPy."""
+    check_cuda_available()
+
+
+available = False
+
+# Let the plugin replace everything above when CUDA is really usable.
+if importlib.util.find_spec("chainer_cuda") is not None:  # pragma: no cover - GPU
+    try:
+        from chainer_cuda import _legacy as _impl  # type: ignore[import-not-found]
+    except ImportError:
+        _impl = None
+    if _impl is not None and getattr(_impl, "available", False):
+        globals().update(
+            {k: v for k, v in vars(_impl).items() if not k.startswith("__")}
+        )

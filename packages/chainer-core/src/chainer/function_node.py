@@ -1,0 +1,445 @@
+"""``FunctionNode``: a differentiable function node of the computational graph."""
+
+from __future__ import annotations
+
+import collections
+import traceback
+import weakref
+
+import numpy
+
+from chainer import configuration
+from chainer import function_hook
+from chainer import variable as variable_module
+from chainer.utils import type_check
+
+_config = configuration.config
+_Variable = variable_module.Variable
+_make_variable = variable_module.Variable._make
+_ndarray = numpy.ndarray
+_fh_local = function_hook._thread_local
+
+# (FunctionNode subclass, backend name) -> callable(node, inputs) -> outputs.
+# Filled by chainer.plugins from register_kernels(); read on every apply, so it
+# stays a plain dict.
+_kernel_overrides: dict = {}
+
+
+def _backend_name(x) -> str:
+    if type(x) is _ndarray:
+        return "numpy"
+    from chainer import backend
+
+    return backend.get_device_from_array(x).name.lstrip("@").split(":")[0]
+
+
+class FunctionNode:
+    """Function node of the computational graph (Chainer 7 semantics).
+
+    Subclasses implement :meth:`forward` on arrays and :meth:`backward` on
+    Variables, so the backward computation is itself differentiable (double
+    backprop). Call :meth:`apply` to run the function on Variables or arrays.
+
+    Attributes:
+        inputs (tuple of VariableNode): Input nodes (set by :meth:`apply`
+            when a graph is built).
+        outputs (tuple of weakref to VariableNode): Output nodes.
+        rank (int): Topological ordinal used by backprop.
+    """
+
+    inputs = None
+    outputs = None
+    rank = 0
+    stack = None
+    lazy_grad_sum = False
+    _input_indexes_to_retain = None
+    _output_indexes_to_retain = None
+    _retained_output_data = None
+    _local_function_hooks = None
+    _is_chainerx_fallback_mode = False
+
+    # -- metadata ---------------------------------------------------------
+    @property
+    def local_function_hooks(self):
+        """Ordered dict of hooks registered on this node only."""
+        if self._local_function_hooks is None:
+            self._local_function_hooks = collections.OrderedDict()
+        return self._local_function_hooks
+
+    @property
+    def label(self) -> str:
+        """Short name of the function (its class name by default)."""
+        return type(self).__name__
+
+    @property
+    def output_data(self):
+        """Tuple of retained output arrays (None for outputs not retained)."""
+        if self._retained_output_data is None:
+            raise RuntimeError(
+                "retained output data is gone: call retain_outputs in forward"
+            )
+        out_data = [None] * len(self.outputs)
+        for index, data in zip(
+            self._output_indexes_to_retain, self._retained_output_data, strict=True
+        ):
+            out_data[index] = data
+        return tuple(out_data)
+
+    @property
+    def chainerx_device(self):
+        """ChainerX device; always None (ChainerX is not supported)."""
+        return None
+
+    @property
+    def input_layouts(self):
+        return (None,) * len(self.inputs or ())
+
+    @property
+    def output_layouts(self):
+        return (None,) * len(self.outputs or ())
+
+    # -- application ------------------------------------------------------
+    def apply(self, inputs):
+        """Computes output variables and grows the computational graph.
+
+        Args:
+            inputs: Tuple of input :class:`~chainer.Variable` or arrays.
+
+        Returns:
+            tuple of Variable: The outputs. A graph node is recorded only if
+            backprop is enabled and some input requires a gradient.
+        """
+        input_vars = []
+        in_data = []
+        requires_grad = False
+        for x in inputs:
+            if isinstance(x, _Variable):
+                input_vars.append(x)
+                in_data.append(x._data)
+                requires_grad = requires_grad or x._requires_grad
+            else:
+                v = variable_module.as_variable(x) if x is not None else None
+                if v is None:
+                    raise TypeError(f"{self.label}: input must not be None")
+                input_vars.append(v)
+                in_data.append(v._data)
+        in_data = tuple(in_data)
+        self._check_devices(in_data)
+
+        if _config.type_check:
+            self._check_data_type_forward(in_data)
+
+        hooks = getattr(_fh_local, "function_hooks", None)
+        if self._local_function_hooks:
+            hooks = collections.OrderedDict(hooks or ())
+            hooks.update(self._local_function_hooks)
+        if hooks:
+            for hook in hooks.values():
+                hook.forward_preprocess(self, in_data)
+
+        if _kernel_overrides:
+            kernel = _kernel_overrides.get((type(self), _backend_name(in_data[0])))
+            outputs = self.forward(in_data) if kernel is None else kernel(self, in_data)
+        else:
+            outputs = self.forward(in_data)
+        if type(outputs) is not tuple:
+            raise TypeError(
+                f"{self.label}.forward must return a tuple of arrays, "
+                f"got {type(outputs).__name__}"
+            )
+        outputs = tuple(
+            numpy.asarray(y) if isinstance(y, numpy.generic) else y for y in outputs
+        )
+        debug = _config.debug
+        if debug:
+            self._check_nan("forward", outputs)
+        if hooks:
+            for hook in hooks.values():
+                hook.forward_postprocess(self, in_data)
+
+        if requires_grad and _config.enable_backprop:
+            self.rank = max([x._node.rank for x in input_vars], default=0)
+            self.inputs = tuple([x._node for x in input_vars])
+            ret = []
+            for y in outputs:
+                v = _make_variable(y, True)
+                v._node._creator_node = self
+                v._node.rank = self.rank + 1
+                ret.append(v)
+            ret = tuple(ret)
+            self.outputs = tuple([weakref.ref(v._node) for v in ret])
+            if self._input_indexes_to_retain is not None:
+                for index in self._input_indexes_to_retain:
+                    input_vars[index].retain_data()
+            if self._output_indexes_to_retain is not None:
+                retained = []
+                for index in self._output_indexes_to_retain:
+                    ret[index].retain_data()
+                    retained.append(outputs[index])
+                self._retained_output_data = tuple(retained)
+            if debug:
+                self.stack = traceback.extract_stack()
+        else:
+            ret = tuple([_make_variable(y, requires_grad) for y in outputs])
+        return ret
+
+    def _check_devices(self, in_data):
+        first = None
+        for x in in_data:
+            t = type(x)
+            if t is _ndarray:
+                continue
+            if first is None:
+                first = t
+            elif t is not first:
+                break
+        else:
+            if first is None:
+                return
+        from chainer import backend
+
+        devices = {backend.get_device_from_array(x) for x in in_data}
+        if len(devices) > 1:
+            names = ", ".join(sorted(str(d) for d in devices))
+            raise TypeError(
+                f"{self.label}: incompatible array types or devices mixed in "
+                f"the inputs: {names}"
+            )
+
+    def _check_data_type_forward(self, in_data):
+        try:
+            with type_check.light_mode:
+                self.check_type_forward(type_check.get_light_types(in_data))
+            return
+        except type_check.InvalidType:
+            pass
+        # Re-run with expression objects to build the Expect/Actual message.
+        in_types = type_check.get_types(in_data, "in_types", False)
+        with type_check.get_function_check_context(self):
+            self.check_type_forward(in_types)
+
+    def _check_nan(self, where, arrays):
+        from chainer import backend
+
+        for arr in arrays:
+            if arr is None or getattr(arr, "dtype", None) is None:
+                continue
+            if arr.dtype.kind != "f":
+                continue
+            xp = backend.get_array_module(arr)
+            if bool(xp.isnan(arr).any()):
+                raise RuntimeError(
+                    f"NaN is detected on {where} computation of {self.label}"
+                )
+            if bool(xp.isinf(arr).any()):
+                raise RuntimeError(
+                    f"Inf is detected on {where} computation of {self.label}"
+                )
+
+    # -- to be overridden -------------------------------------------------
+    def check_type_forward(self, in_types):
+        """Checks input types with :mod:`chainer.utils.type_check` (no-op default)."""
+
+    def check_layout_forward(self, layouts):
+        """Checks memory layouts; only the standard layout exists here."""
+
+    def forward(self, inputs):
+        """Computes the outputs from input arrays.
+
+        The default dispatches to :meth:`forward_cpu` or :meth:`forward_gpu`
+        by the array module of the inputs.
+
+        Args:
+            inputs (tuple of :ref:`ndarray`): Input arrays.
+
+        Returns:
+            tuple of :ref:`ndarray`: Output arrays.
+        """
+        from chainer import backend
+
+        if backend.get_array_module(*inputs) is numpy:
+            return self.forward_cpu(inputs)
+        return self.forward_gpu(inputs)
+
+    def forward_cpu(self, inputs):
+        """Computes outputs on the CPU; override this or :meth:`forward`."""
+        raise TypeError(
+            f"{self.label} does not implement forward (or forward_cpu) for NumPy"
+        )
+
+    def forward_gpu(self, inputs):
+        """Computes outputs on a GPU; override this or :meth:`forward`."""
+        raise TypeError(
+            f"{self.label} does not implement forward (or forward_gpu) for GPU arrays"
+        )
+
+    def forward_chainerx(self, inputs):
+        """ChainerX forward; ChainerX is not supported, so callers get Fallback."""
+        from chainer import Fallback
+
+        return Fallback
+
+    def backward(self, target_input_indexes, grad_outputs):
+        """Computes gradients w.r.t. the inputs listed in ``target_input_indexes``.
+
+        Args:
+            target_input_indexes (tuple of int): Sorted indexes of the inputs
+                that need gradients.
+            grad_outputs (tuple of Variable): Gradients of the outputs (None
+                for outputs without gradient).
+
+        Returns:
+            tuple of Variable: One gradient (or None) per target index, or one
+            per input.
+        """
+        return (None,) * len(target_input_indexes)
+
+    def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
+        """Computes gradients and adds them to ``grad_inputs``.
+
+        Override only when fusing the accumulation pays; the default calls
+        :meth:`backward` and adds.
+        """
+        gxs = self.backward(target_input_indexes, grad_outputs)
+        len_gxs = len(gxs)
+        if len_gxs == len(self.inputs) and len_gxs != len(target_input_indexes):
+            gxs = tuple(gxs[i] for i in target_input_indexes)
+        elif len_gxs != len(target_input_indexes):
+            raise ValueError(
+                f"number of gradients returned by {self.label}.backward is "
+                f"incorrect: {len_gxs} (expected {len(target_input_indexes)} or "
+                f"{len(self.inputs)})"
+            )
+        from chainer import _ops
+
+        ret = []
+        for gx, g_input in zip(gxs, grad_inputs, strict=True):
+            if gx is None:
+                ret.append(g_input)
+            elif g_input is None:
+                ret.append(gx)
+            else:
+                ret.append(_ops.add(gx, g_input))
+        return tuple(ret)
+
+    def retain_inputs(self, indexes):
+        """Lets specified inputs be kept for backward (call inside forward).
+
+        Args:
+            indexes (tuple of int): Indexes of inputs to retain.
+        """
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes):
+        """Lets specified outputs be kept for backward (call inside forward).
+
+        Args:
+            indexes (tuple of int): Indexes of outputs to retain.
+        """
+        self._output_indexes_to_retain = tuple(indexes)
+
+    def get_retained_inputs(self):
+        """Returns the retained inputs as a tuple of Variables."""
+        if self._input_indexes_to_retain is None or self.inputs is None:
+            return ()
+        inputs = self.inputs
+        return tuple(inputs[i].get_variable() for i in self._input_indexes_to_retain)
+
+    def get_retained_outputs(self):
+        """Returns the retained outputs as a tuple of Variables.
+
+        An output whose Variable was dropped is recreated from the retained
+        array and re-linked to this node, so gradients still flow.
+        """
+        indexes = self._output_indexes_to_retain
+        if indexes is None or self.outputs is None:
+            return ()
+        ret = []
+        outputs = list(self.outputs)
+        for index, data in zip(indexes, self._retained_output_data, strict=True):
+            node = outputs[index]()
+            if node is None:
+                var = _make_variable(data, True)
+                var._node._creator_node = self
+                var._node.rank = self.rank + 1
+                var._node.data = data
+                outputs[index] = weakref.ref(var._node)
+            else:
+                var = node.get_variable()
+            ret.append(var)
+        self.outputs = tuple(outputs)
+        return tuple(ret)
+
+    def is_elementwise(self) -> bool:
+        """Whether the function is elementwise (used by optimizations)."""
+        return False
+
+    # -- graph surgery and hooks -----------------------------------------
+    def unchain(self):
+        """Purges in/out nodes and this node itself from the graph."""
+        if self.outputs is not None:
+            for ref in self.outputs:
+                node = ref()
+                if node is not None:
+                    node.unchain()
+        self.inputs = None
+        self.outputs = None
+
+    def add_hook(self, hook, name=None):
+        """Registers a function hook on this node.
+
+        Args:
+            hook (~chainer.FunctionHook): The hook.
+            name (str): Name of the hook (default: ``hook.name``).
+        """
+        if not isinstance(hook, function_hook.FunctionHook):
+            raise TypeError("Hook must be of type FunctionHook")
+        if name is None:
+            name = hook.name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError(f"Hook {name} already exists")
+        hooks[name] = hook
+        hook.added(self)
+
+    def delete_hook(self, name):
+        """Unregisters the function hook named ``name``."""
+        if name not in self.local_function_hooks:
+            raise KeyError(f"Hook {name} does not exist")
+        self.local_function_hooks[name].deleted(self)
+        del self.local_function_hooks[name]
+
+
+def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
+         retain_grad=False, enable_double_backprop=False, loss_scale=None):
+    """Computes the gradients of ``outputs`` w.r.t. ``inputs``.
+
+    Unlike :meth:`Variable.backward`, the gradients are returned and the
+    ``grad`` attributes of variables are left alone (unless ``set_grad``).
+
+    Args:
+        outputs (tuple or list of Variable): Outputs to differentiate.
+        inputs (tuple or list of Variable): Variables to differentiate by.
+        grad_outputs (tuple or list of Variable or None): Initial gradients of
+            the outputs; None means one for one-element outputs.
+        grad_inputs (tuple or list of Variable or None): Initial values added
+            to the input gradients.
+        set_grad (bool): Also store the results in ``inputs[i].grad_var``.
+        retain_grad (bool): Keep intermediate gradients.
+        enable_double_backprop (bool): Make the results differentiable.
+        loss_scale (float): Initial-gradient scaling factor.
+
+    Returns:
+        list of Variable: Gradients w.r.t. ``inputs`` (None where unreachable).
+    """
+    from chainer import _backprop
+
+    return _backprop.grad(
+        outputs, inputs, grad_outputs, grad_inputs, set_grad, retain_grad,
+        enable_double_backprop, loss_scale,
+    )
+
+
+def static_forward_optimizations(func, inputs):
+    """Hook for static-graph optimizations; graphs here are always dynamic."""
+    return None
