@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 
 from chainer import configuration
@@ -15,13 +16,15 @@ _Variable = variable_module.Variable
 _default_accumulate = function_node_module.FunctionNode.backward_accumulate
 
 
-def _add(a, b):
+def _add(a, b, double=None):
     if a is None:
         return b
     if b is None:
         return a
-    if _config.enable_backprop and (a._node._creator_node or b._node._creator_node
-                                    or a._requires_grad or b._requires_grad):
+    if double is None:
+        double = _config.enable_backprop
+    if double and (a._node._creator_node or b._node._creator_node
+                   or a._requires_grad or b._requires_grad):
         from chainer import _ops
 
         return _ops.add(a, b)
@@ -53,37 +56,38 @@ def _check_grad(func, node, gx):
         )
 
 
-def _run_backward(func, target_indexes, out_grads, in_grads, hooks):
+def _run_backward(func, target_indexes, out_grads, in_grads, hooks, debug):
     if hooks:
         in_data = tuple(x.data for x in func.inputs)
         out_grad_data = tuple(None if g is None else g._data for g in out_grads)
         for hook in hooks:
             hook.backward_preprocess(func, in_data, out_grad_data)
-    if type(func).backward_accumulate is not _default_accumulate:
+    if in_grads is not None:
         gxs = func.backward_accumulate(target_indexes, out_grads, in_grads)
-        accumulated = True
     else:
         gxs = func.backward(target_indexes, out_grads)
-        accumulated = False
     if type(gxs) is not tuple:
         gxs = tuple(gxs)
     n = len(gxs)
     if n != len(target_indexes):
         if n == len(func.inputs):
-            gxs = tuple(gxs[i] for i in target_indexes)
+            gxs = tuple([gxs[i] for i in target_indexes])
         else:
             raise ValueError(
                 f"number of gradients returned by {func.label}.backward is "
                 f"incorrect: {n} (expected {len(target_indexes)} or "
                 f"{len(func.inputs)})"
             )
-    gxs = tuple(_as_grad_var(func, gx) for gx in gxs)
+    for gx in gxs:
+        if gx is not None and type(gx) is not _Variable:
+            gxs = tuple([_as_grad_var(func, g) for g in gxs])
+            break
     if hooks:
         for hook in hooks:
             hook.backward_postprocess(func, in_data, out_grad_data)
-    if _config.debug:
+    if debug:
         func._check_nan("backward", [gx._data for gx in gxs if gx is not None])
-    return gxs, accumulated
+    return gxs
 
 
 def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
@@ -98,17 +102,12 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
             gradients are collected into it (and leaf ``grad``s are left
             alone); else leaf gradients are accumulated into ``grad_var``.
     """
-    grads = {}  # node -> accumulated gradient Variable
+    grads = {}  # node -> accumulated gradient Variable of non-leaf nodes
     heap = []
     seen = set()
     counter = 0
-
-    def push(func):
-        nonlocal counter
-        if func not in seen:
-            seen.add(func)
-            heapq.heappush(heap, (-func.rank, counter, func))
-            counter += 1
+    heappush = heapq.heappush
+    heappop = heapq.heappop
 
     for y, gy in zip(outputs, grad_outputs, strict=True):
         if gy is None:
@@ -119,45 +118,51 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
         creator = node._creator_node
         if creator is not None:
             grads[node] = _add(grads.get(node), gy)
-            push(creator)
+            if creator not in seen:
+                seen.add(creator)
+                heappush(heap, (-creator.rank, counter, creator))
+                counter += 1
 
-    global_hooks = getattr(function_hook._thread_local, "function_hooks", None)
+    global_hooks = function_hook._thread_local.__dict__.get("function_hooks")
+    debug = _config.debug
+    double = _config.enable_backprop
     while heap:
-        func = heapq.heappop(heap)[2]
-        out_nodes = [ref() for ref in func.outputs]
-        out_grads = tuple(
-            None if n is None else grads.pop(n, None) for n in out_nodes
-        )
-        if retain_grad:
-            for n, g in zip(out_nodes, out_grads, strict=True):
-                if n is not None and g is not None:
+        func = heappop(heap)[2]
+        out_grads = []
+        any_grad = False
+        for ref in func.outputs:
+            n = ref()
+            g = None if n is None else grads.pop(n, None)
+            if g is not None:
+                any_grad = True
+                if retain_grad:
                     var = n._variable()
                     if var is not None:
                         var._grad_var = g
-        if all(g is None for g in out_grads):
+            out_grads.append(g)
+        if not any_grad:
             continue
         inputs = func.inputs
-        target_indexes = tuple(i for i, x in enumerate(inputs) if x._requires_grad)
+        target_indexes = tuple([i for i, x in enumerate(inputs) if x._requires_grad])
         if not target_indexes:
             continue
-        hooks = []
-        if global_hooks:
-            hooks.extend(global_hooks.values())
-        if func._local_function_hooks:
-            hooks.extend(func._local_function_hooks.values())
-
-        in_grads = tuple(_current_grad(inputs[i], grads, targets) for i in
-                         target_indexes) if type(func).backward_accumulate is not \
-            _default_accumulate else (None,) * len(target_indexes)
+        if global_hooks or func._local_function_hooks:
+            hooks = list(global_hooks.values()) if global_hooks else []
+            if func._local_function_hooks:
+                hooks.extend(func._local_function_hooks.values())
+        else:
+            hooks = None
+        accumulate = type(func).backward_accumulate is not _default_accumulate
+        in_grads = tuple(
+            [_current_grad(inputs[i], grads, targets) for i in target_indexes]
+        ) if accumulate else None
         try:
-            gxs, accumulated = _run_backward(
-                func, target_indexes, out_grads, in_grads, hooks
-            )
+            gxs = _run_backward(func, target_indexes, tuple(out_grads), in_grads,
+                                hooks, debug)
         except Exception as e:
             if func.stack is not None:
                 where = "".join(func.stack.format()[-6:-1])
-                e.args = (*e.args, f"\n(function {func.label} was called at:\n"
-                          f"{where})")
+                e.add_note(f"(function {func.label} was called at:\n{where})")
             raise
         del out_grads
 
@@ -165,25 +170,31 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
             if gx is None:
                 continue
             node = inputs[i]
-            _check_grad(func, node, gx)
+            data = gx._data
+            if data.shape != node.shape or data.dtype != node.dtype:
+                _check_grad(func, node, gx)
+            creator = node._creator_node
             if targets is not None:
                 if node in targets:
-                    targets[node] = gx if accumulated else _add(targets[node], gx)
-            elif node._creator_node is None:
+                    targets[node] = gx if accumulate else _add(targets[node], gx, double)
+            elif creator is None:
                 var = node._variable()
                 if var is not None:
                     if loss_scale is not None:
                         var._loss_scale = loss_scale
                     old = var._grad_var
-                    var._grad_var = gx if (accumulated or old is None) else _add(
-                        old, gx)
-            creator = node._creator_node
+                    var._grad_var = gx if (accumulate or old is None) else _add(
+                        old, gx, double)
             if creator is not None:
-                if accumulated and targets is None:
+                if accumulate and targets is None:
                     grads[node] = gx
                 else:
-                    grads[node] = _add(grads.get(node), gx)
-                push(creator)
+                    old = grads.get(node)
+                    grads[node] = gx if old is None else _add(old, gx, double)
+                if creator not in seen:
+                    seen.add(creator)
+                    heappush(heap, (-creator.rank, counter, creator))
+                    counter += 1
 
 
 def _current_grad(node, grads, targets):
@@ -214,11 +225,20 @@ def _initial_grad(y, loss_scale):
     return gv
 
 
+@contextlib.contextmanager
+def _backward_mode(enable_double_backprop):
+    # Ops applied inside backward get their inputs from the graph itself
+    # (checked shapes and dtypes), so their type checks are skipped.
+    with configuration.using_config("enable_backprop", enable_double_backprop), \
+            configuration.using_config("type_check", False):
+        yield
+
+
 def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
     if y._node._creator_node is None:
         return
     gy = _initial_grad(y, loss_scale)
-    with configuration.using_config("enable_backprop", enable_double_backprop):
+    with _backward_mode(enable_double_backprop):
         _backprop([y], [gy], retain_grad, loss_scale)
 
 
@@ -250,7 +270,7 @@ def backward(outputs, grad_outputs=None, **kwargs):
         elif not isinstance(gy, _Variable):
             gy = _Variable._make(gy, False)
         gys.append(gy)
-    with configuration.using_config("enable_backprop", enable_double_backprop):
+    with _backward_mode(enable_double_backprop):
         _backprop(list(outputs), gys, False, None)
 
 
@@ -289,7 +309,7 @@ def grad(outputs, inputs, grad_outputs, grad_inputs, set_grad, retain_grad,
             if gx is not None and not isinstance(gx, _Variable):
                 gx = _Variable._make(gx, False)
             targets[x._node] = _add(targets[x._node], gx)
-    with configuration.using_config("enable_backprop", enable_double_backprop):
+    with _backward_mode(enable_double_backprop):
         _backprop(list(outputs), gys, retain_grad, loss_scale, targets)
     ret = [targets[x._node] for x in inputs]
     if set_grad:

@@ -18,6 +18,17 @@ _Variable = variable_module.Variable
 _make_variable = variable_module.Variable._make
 _ndarray = numpy.ndarray
 _fh_local = function_hook._thread_local
+_cfg_local = _config._local
+_cfg_global = configuration.global_config
+
+
+def _as_output_array(y):
+    # NumPy reductions return 0-d scalars; outputs must be arrays.
+    if isinstance(y, numpy.generic):
+        return numpy.asarray(y)
+    if y is None:
+        raise TypeError("forward returned None as an output")
+    return y
 
 # (FunctionNode subclass, backend name) -> callable(node, inputs) -> outputs.
 # Filled by chainer.plugins from register_kernels(); read on every apply, so it
@@ -116,20 +127,32 @@ class FunctionNode:
             if isinstance(x, _Variable):
                 input_vars.append(x)
                 in_data.append(x._data)
-                requires_grad = requires_grad or x._requires_grad
+                if x._requires_grad:
+                    requires_grad = True
             else:
-                v = variable_module.as_variable(x) if x is not None else None
-                if v is None:
+                if x is None:
                     raise TypeError(f"{self.label}: input must not be None")
+                v = variable_module.as_variable(x)
                 input_vars.append(v)
                 in_data.append(v._data)
         in_data = tuple(in_data)
         self._check_devices(in_data)
 
-        if _config.type_check:
+        # Read the three flags straight from the thread-local dict with the
+        # global values as fallback: this runs for every op.
+        local = _cfg_local.__dict__
+        if local:
+            type_check_on = local.get("type_check", _cfg_global.type_check)
+            enable_backprop = local.get("enable_backprop", _cfg_global.enable_backprop)
+            debug = local.get("debug", _cfg_global.debug)
+        else:
+            type_check_on = _cfg_global.type_check
+            enable_backprop = _cfg_global.enable_backprop
+            debug = _cfg_global.debug
+        if type_check_on:
             self._check_data_type_forward(in_data)
 
-        hooks = getattr(_fh_local, "function_hooks", None)
+        hooks = _fh_local.__dict__.get("function_hooks")
         if self._local_function_hooks:
             hooks = collections.OrderedDict(hooks or ())
             hooks.update(self._local_function_hooks)
@@ -147,40 +170,48 @@ class FunctionNode:
                 f"{self.label}.forward must return a tuple of arrays, "
                 f"got {type(outputs).__name__}"
             )
-        outputs = tuple(
-            numpy.asarray(y) if isinstance(y, numpy.generic) else y for y in outputs
-        )
-        debug = _config.debug
+        for y in outputs:
+            if type(y) is not _ndarray:
+                outputs = tuple(_as_output_array(y) for y in outputs)
+                break
         if debug:
             self._check_nan("forward", outputs)
         if hooks:
             for hook in hooks.values():
                 hook.forward_postprocess(self, in_data)
 
-        if requires_grad and _config.enable_backprop:
-            self.rank = max([x._node.rank for x in input_vars], default=0)
-            self.inputs = tuple([x._node for x in input_vars])
-            ret = []
-            for y in outputs:
-                v = _make_variable(y, True)
-                v._node._creator_node = self
-                v._node.rank = self.rank + 1
-                ret.append(v)
-            ret = tuple(ret)
-            self.outputs = tuple([weakref.ref(v._node) for v in ret])
-            if self._input_indexes_to_retain is not None:
-                for index in self._input_indexes_to_retain:
-                    input_vars[index].retain_data()
-            if self._output_indexes_to_retain is not None:
-                retained = []
-                for index in self._output_indexes_to_retain:
-                    ret[index].retain_data()
-                    retained.append(outputs[index])
-                self._retained_output_data = tuple(retained)
-            if debug:
-                self.stack = traceback.extract_stack()
-        else:
-            ret = tuple([_make_variable(y, requires_grad) for y in outputs])
+        if not (requires_grad and enable_backprop):
+            return tuple([_make_variable(y, requires_grad) for y in outputs])
+
+        rank = 0
+        for x in input_vars:
+            r = x._node.rank
+            if r > rank:
+                rank = r
+        self.rank = rank
+        self.inputs = tuple([x._node for x in input_vars])
+        ret = []
+        out_rank = rank + 1
+        for y in outputs:
+            v = _make_variable(y, True)
+            node = v._node
+            node._creator_node = self
+            node.rank = out_rank
+            ret.append(v)
+        ret = tuple(ret)
+        self.outputs = tuple([weakref.ref(v._node) for v in ret])
+        if self._input_indexes_to_retain is not None:
+            for index in self._input_indexes_to_retain:
+                x = input_vars[index]
+                x._node.data = x._data
+        if self._output_indexes_to_retain is not None:
+            retained = []
+            for index in self._output_indexes_to_retain:
+                ret[index]._node.data = outputs[index]
+                retained.append(outputs[index])
+            self._retained_output_data = tuple(retained)
+        if debug:
+            self.stack = traceback.extract_stack()
         return ret
 
     def _check_devices(self, in_data):
