@@ -23,8 +23,12 @@ def _add(a, b, double=None):
         return a
     if double is None:
         double = _config.enable_backprop
-    if double and (a._node._creator_node or b._node._creator_node
-                   or a._requires_grad or b._requires_grad):
+    if double and (
+        a._node._creator_node
+        or b._node._creator_node
+        or a._requires_grad
+        or b._requires_grad
+    ):
         from chainer import _ops
 
         return _ops.add(a, b)
@@ -82,6 +86,13 @@ def _run_backward(func, target_indexes, out_grads, in_grads, hooks, debug):
         if gx is not None and type(gx) is not _Variable:
             gxs = tuple([_as_grad_var(func, g) for g in gxs])
             break
+    inputs = func.inputs
+    for i, gx in zip(target_indexes, gxs, strict=True):
+        if gx is not None:
+            node = inputs[i]
+            data = gx._data
+            if data.shape != node.shape or data.dtype != node.dtype:
+                _check_grad(func, node, gx)
     if hooks:
         for hook in hooks:
             hook.backward_postprocess(func, in_data, out_grad_data)
@@ -153,12 +164,15 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
         else:
             hooks = None
         accumulate = type(func).backward_accumulate is not _default_accumulate
-        in_grads = tuple(
-            [_current_grad(inputs[i], grads, targets) for i in target_indexes]
-        ) if accumulate else None
+        in_grads = (
+            tuple([_current_grad(inputs[i], grads, targets) for i in target_indexes])
+            if accumulate
+            else None
+        )
         try:
-            gxs = _run_backward(func, target_indexes, tuple(out_grads), in_grads,
-                                hooks, debug)
+            gxs = _run_backward(
+                func, target_indexes, tuple(out_grads), in_grads, hooks, debug
+            )
         except Exception as e:
             if func.stack is not None:
                 where = "".join(func.stack.format()[-6:-1])
@@ -170,21 +184,21 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
             if gx is None:
                 continue
             node = inputs[i]
-            data = gx._data
-            if data.shape != node.shape or data.dtype != node.dtype:
-                _check_grad(func, node, gx)
             creator = node._creator_node
             if targets is not None:
                 if node in targets:
-                    targets[node] = gx if accumulate else _add(targets[node], gx, double)
+                    targets[node] = (
+                        gx if accumulate else _add(targets[node], gx, double)
+                    )
             elif creator is None:
                 var = node._variable()
                 if var is not None:
                     if loss_scale is not None:
                         var._loss_scale = loss_scale
                     old = var._grad_var
-                    var._grad_var = gx if (accumulate or old is None) else _add(
-                        old, gx, double)
+                    var._grad_var = (
+                        gx if (accumulate or old is None) else _add(old, gx, double)
+                    )
             if creator is not None:
                 if accumulate and targets is None:
                     grads[node] = gx
@@ -229,8 +243,10 @@ def _initial_grad(y, loss_scale):
 def _backward_mode(enable_double_backprop):
     # Ops applied inside backward get their inputs from the graph itself
     # (checked shapes and dtypes), so their type checks are skipped.
-    with configuration.using_config("enable_backprop", enable_double_backprop), \
-            configuration.using_config("type_check", False):
+    with (
+        configuration.using_config("enable_backprop", enable_double_backprop),
+        configuration.using_config("type_check", False),
+    ):
         yield
 
 
@@ -274,8 +290,16 @@ def backward(outputs, grad_outputs=None, **kwargs):
         _backprop(list(outputs), gys, False, None)
 
 
-def grad(outputs, inputs, grad_outputs, grad_inputs, set_grad, retain_grad,
-         enable_double_backprop, loss_scale):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs,
+    grad_inputs,
+    set_grad,
+    retain_grad,
+    enable_double_backprop,
+    loss_scale,
+):
     for name, seq in (("outputs", outputs), ("inputs", inputs)):
         if not isinstance(seq, (tuple, list)):
             raise TypeError(f"{name} must be a tuple or a list, not {type(seq)}")

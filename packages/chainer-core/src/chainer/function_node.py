@@ -30,6 +30,7 @@ def _as_output_array(y):
         raise TypeError("forward returned None as an output")
     return y
 
+
 # (FunctionNode subclass, backend name) -> callable(node, inputs) -> outputs.
 # Filled by chainer.plugins from register_kernels(); read on every apply, so it
 # stays a plain dict.
@@ -441,8 +442,16 @@ class FunctionNode:
         del self.local_function_hooks[name]
 
 
-def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
-         retain_grad=False, enable_double_backprop=False, loss_scale=None):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    grad_inputs=None,
+    set_grad=False,
+    retain_grad=False,
+    enable_double_backprop=False,
+    loss_scale=None,
+):
     """Computes the gradients of ``outputs`` w.r.t. ``inputs``.
 
     Unlike :meth:`Variable.backward`, the gradients are returned and the
@@ -466,8 +475,14 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     from chainer import _backprop
 
     return _backprop.grad(
-        outputs, inputs, grad_outputs, grad_inputs, set_grad, retain_grad,
-        enable_double_backprop, loss_scale,
+        outputs,
+        inputs,
+        grad_outputs,
+        grad_inputs,
+        set_grad,
+        retain_grad,
+        enable_double_backprop,
+        loss_scale,
     )
 
 

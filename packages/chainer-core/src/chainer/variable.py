@@ -16,7 +16,9 @@ _ndarray = numpy.ndarray
 
 
 def _is_array(x) -> bool:
-    return type(x) is _ndarray or backend.is_array_supported(x)
+    if type(x) is _ndarray:
+        return True
+    return not isinstance(x, numpy.generic) and backend.is_array_supported(x)
 
 
 def _check_grad_type(func, x, is_node_x, gx):
@@ -549,8 +551,9 @@ class Variable:
         raise RuntimeError("ChainerX is not supported by this Chainer")
 
     # -- backprop ---------------------------------------------------------
-    def backward(self, retain_grad=False, enable_double_backprop=False,
-                 loss_scale=None) -> None:
+    def backward(
+        self, retain_grad=False, enable_double_backprop=False, loss_scale=None
+    ) -> None:
         """Runs error backpropagation from this variable.
 
         If this is a one-element variable and its gradient is unset, the
@@ -587,7 +590,7 @@ class Variable:
         return _ops.transpose(self, tuple(axes) if axes else None)
 
     @property
-    def T(self):  # noqa: N802 - NumPy's name
+    def T(self):
         """Transposed variable (all axes reversed)."""
         from chainer import _ops
 
@@ -727,7 +730,9 @@ class Parameter(Variable):
         from chainer import initializers
 
         dtype = getattr(self.initializer, "dtype", None)
-        return numpy.dtype(dtype) if dtype is not None else initializers._default_dtype()
+        return (
+            numpy.dtype(dtype) if dtype is not None else initializers._default_dtype()
+        )
 
     @property
     def is_initialized(self) -> bool:

@@ -18,7 +18,7 @@ from chainer._ops.basic_math import matmul
 from chainer._ops.basic_math import mul_constant
 from chainer._ops.basic_math import neg
 from chainer._ops.reduction import average
-from chainer._ops.reduction import sum  # noqa: A004 - Chainer's public name
+from chainer._ops.reduction import sum
 
 __all__ = [
     "absolute",

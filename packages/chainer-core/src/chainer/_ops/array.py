@@ -278,7 +278,9 @@ def _is_basic(slices):
     if not isinstance(slices, tuple):
         slices = (slices,)
     for s in slices:
-        if not (s is None or s is Ellipsis or isinstance(s, (int, slice, numpy.integer))):
+        if not (
+            s is None or s is Ellipsis or isinstance(s, (int, slice, numpy.integer))
+        ):
             return False
     return True
 

@@ -478,8 +478,7 @@ def matmul(a, b):
     return MatMul().apply((a, b))[0]
 
 
-def _make_binary(var_op, const_op, opname, reverse_var_op=None,
-                 reverse_const_op=None):
+def _make_binary(var_op, const_op, opname, reverse_var_op=None, reverse_const_op=None):
     def forward_op(self, other):
         if _is_scalar(other):
             return const_op(_const(self, other)).apply((self,))[0]
@@ -553,8 +552,9 @@ def install_variable_arithmetics():
     """Attaches the arithmetic operators to :class:`~chainer.Variable`."""
     v = _Variable
     v.__add__, v.__radd__ = _make_binary(Add, AddConstant, "+", None, AddConstant)
-    v.__sub__, v.__rsub__ = _make_binary(Sub, _neg_const(AddConstant), "-", None,
-                                         _rsub_const)
+    v.__sub__, v.__rsub__ = _make_binary(
+        Sub, _neg_const(AddConstant), "-", None, _rsub_const
+    )
     v.__mul__, v.__rmul__ = _make_binary(Mul, MulConstant, "*", None, MulConstant)
     v.__truediv__, v.__rtruediv__ = _make_binary(
         Div, _inv_const(MulConstant), "/", None, DivFromConstant

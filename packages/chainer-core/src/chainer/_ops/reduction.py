@@ -52,7 +52,7 @@ class Sum(function_node.FunctionNode):
         return (array_ops.broadcast_to(gy, shape),)
 
 
-def sum(x, axis=None, keepdims=False):  # noqa: A001 - Chainer's public name
+def sum(x, axis=None, keepdims=False):
     """Sums the elements of ``x`` over ``axis``.
 
     Args:

@@ -163,8 +163,16 @@ def elementwise(in_params, out_params, operation, name, **kwargs):
     check_cuda_available()
 
 
-def reduce(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
-           name, **kwargs):
+def reduce(
+    in_params,
+    out_params,
+    map_expr,
+    reduce_expr,
+    post_map_expr,
+    identity,
+    name,
+    **kwargs,
+):
     """Creates a CuPy reduction kernel; needs chainer-cuda and CuPy."""
     check_cuda_available()
 

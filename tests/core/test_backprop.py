@@ -1,0 +1,226 @@
+import chainer
+import numpy
+import pytest
+from chainer import Variable
+from chainer import _ops
+
+
+def _x(values, dtype=numpy.float32):
+    return Variable(numpy.asarray(values, dtype=dtype))
+
+
+def test_scalar_backward_initial_grad_one():
+    x = _x([1.0, 2.0])
+    y = _ops.sum(x * x)
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, [2.0, 4.0])
+    numpy.testing.assert_array_equal(y.grad, 1.0)
+
+
+def test_non_scalar_needs_grad():
+    x = _x([1.0, 2.0])
+    y = x * 2
+    with pytest.raises(ValueError, match="initial gradient"):
+        y.backward()
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, [2.0, 2.0])
+
+
+def test_leaf_grads_accumulate_until_cleared():
+    x = _x([1.0])
+    for _ in range(2):
+        (x * 3).backward()
+    numpy.testing.assert_allclose(x.grad, [6.0])
+    x.cleargrad()
+    (x * 3).backward()
+    numpy.testing.assert_allclose(x.grad, [3.0])
+
+
+def test_branching_graph_sums_paths():
+    x = _x([2.0])
+    h = x * x
+    y = h + h * x  # x^2 + x^3 -> 2x + 3x^2
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, [16.0])
+
+
+def test_same_input_twice():
+    x = _x([3.0])
+    (x + x).backward()
+    numpy.testing.assert_allclose(x.grad, [2.0])
+
+
+def test_retain_grad():
+    x = _x([1.0, 2.0])
+    h = x * 2
+    y = _ops.sum(h)
+    y.backward()
+    assert h.grad is None
+    x.cleargrad()
+    h = x * 2
+    y = _ops.sum(h)
+    y.backward(retain_grad=True)
+    numpy.testing.assert_allclose(h.grad, [1.0, 1.0])
+
+
+def test_requires_grad_false_gets_no_grad():
+    x = _x([1.0])
+    c = Variable(numpy.array([2.0], numpy.float32), requires_grad=False)
+    (x * c).backward()
+    assert c.grad is None
+    numpy.testing.assert_allclose(x.grad, [2.0])
+
+
+def test_double_backprop_through_grad_var():
+    x = _x([1.5], numpy.float64)
+    y = x**3
+    y.backward(enable_double_backprop=True)
+    gx = x.grad_var
+    assert gx.creator is not None
+    x.cleargrad()
+    gx.backward()
+    numpy.testing.assert_allclose(x.grad, [6 * 1.5])
+
+
+def test_without_double_backprop_grad_has_no_graph():
+    x = _x([1.5])
+    (x**3).backward()
+    assert x.grad_var.creator is None
+
+
+def test_loss_scale():
+    x = _x([1.0, 2.0])
+    y = _ops.sum(x * x)
+    y.backward(loss_scale=8.0)
+    numpy.testing.assert_allclose(x.grad, [16.0, 32.0])
+    assert x._loss_scale == 8.0
+
+
+def test_chainer_backward_multiple_outputs():
+    x = _x([1.0, 2.0])
+    y1 = _ops.sum(x * 2)
+    y2 = x * x
+    chainer.backward([y1, y2], [None, Variable(numpy.ones(2, numpy.float32))])
+    numpy.testing.assert_allclose(x.grad, [4.0, 6.0])
+
+
+def test_chainer_backward_errors():
+    x = _x([1.0])
+    with pytest.raises(TypeError):
+        chainer.backward(x * 2)
+    with pytest.raises(ValueError, match="same length"):
+        chainer.backward([x * 2], [None, None])
+
+
+class TestGrad:
+    def test_does_not_touch_grad(self):
+        x = _x([1.0, 2.0])
+        y = _ops.sum(x * x)
+        (gx,) = chainer.grad([y], [x])
+        numpy.testing.assert_allclose(gx.array, [2.0, 4.0])
+        assert x.grad is None
+
+    def test_set_grad(self):
+        x = _x([1.0, 2.0])
+        (gx,) = chainer.grad([_ops.sum(x * x)], [x], set_grad=True)
+        assert x.grad_var is gx
+
+    def test_intermediate_input(self):
+        x = _x([1.0, 2.0])
+        h = x * 3
+        y = _ops.sum(h * h)
+        gh, gx = chainer.grad([y], [h, x])
+        numpy.testing.assert_allclose(gh.array, 2 * h.array)
+        numpy.testing.assert_allclose(gx.array, 18 * x.array)
+
+    def test_grad_inputs_added(self):
+        x = _x([1.0])
+        (gx,) = chainer.grad(
+            [x * 2],
+            [x],
+            grad_outputs=[numpy.ones(1, numpy.float32)],
+            grad_inputs=[numpy.full(1, 5, numpy.float32)],
+        )
+        numpy.testing.assert_allclose(gx.array, [7.0])
+
+    def test_unreachable_is_none(self):
+        x = _x([1.0])
+        z = _x([1.0])
+        _, gz = chainer.grad([x * 2], [x, z])
+        assert gz is None
+
+    def test_higher_order(self):
+        x = _x([0.5, -1.0], numpy.float64)
+        y = _ops.sum(x**4)
+        (g1,) = chainer.grad([y], [x], enable_double_backprop=True)
+        (g2,) = chainer.grad([_ops.sum(g1)], [x], enable_double_backprop=True)
+        (g3,) = chainer.grad([_ops.sum(g2)], [x])
+        numpy.testing.assert_allclose(g3.array, 24 * x.array)
+
+    def test_bad_arguments(self):
+        x = _x([1.0, 2.0])
+        with pytest.raises(TypeError, match="outputs"):
+            chainer.grad(x, [x])
+        with pytest.raises(ValueError, match="grad_outputs"):
+            chainer.grad([x * 2], [x])
+        with pytest.raises(ValueError, match="same length"):
+            chainer.grad([x * 2], [x], grad_outputs=[None, None])
+
+
+class _WrongShapeGrad(chainer.FunctionNode):
+    def forward(self, inputs):
+        return (inputs[0] * 2,)
+
+    def backward(self, indexes, grad_outputs):
+        return (Variable(numpy.ones(5, numpy.float32)),)
+
+
+def test_wrong_gradient_shape_names_function():
+    x = _x([1.0, 2.0])
+    (y,) = _WrongShapeGrad().apply((x,))
+    y.grad = numpy.ones(2, numpy.float32)
+    with pytest.raises(ValueError, match="_WrongShapeGrad"):
+        y.backward()
+
+
+class _NaNForward(chainer.FunctionNode):
+    def forward(self, inputs):
+        return (inputs[0] * numpy.float32("nan"),)
+
+
+class _NaNBackward(chainer.FunctionNode):
+    def forward(self, inputs):
+        return (inputs[0].copy(),)
+
+    def backward(self, indexes, grad_outputs):
+        return (grad_outputs[0] * numpy.float32("nan"),)
+
+
+def test_debug_mode_detects_nan_in_forward():
+    x = _x([1.0])
+    with (
+        chainer.using_config("debug", True),
+        pytest.raises(RuntimeError, match="NaN is detected on forward.*_NaNForward"),
+    ):
+        _NaNForward().apply((x,))
+    # Outside debug mode NaN passes silently, as in Chainer.
+    _NaNForward().apply((x,))
+
+
+def test_debug_mode_detects_nan_in_backward():
+    x = _x([1.0])
+    with chainer.DebugMode(True):
+        (y,) = _NaNBackward().apply((x,))
+        with pytest.raises(RuntimeError, match="NaN is detected"):
+            y.backward()
+
+
+def test_backward_error_has_call_site_in_debug_mode():
+    x = _x([1.0, 2.0])
+    with chainer.DebugMode(True):
+        (y,) = _WrongShapeGrad().apply((x,))
+        y.grad = numpy.ones(2, numpy.float32)
+        with pytest.raises(ValueError) as info:
+            y.backward()
+    assert any("was called at" in n for n in getattr(info.value, "__notes__", []))

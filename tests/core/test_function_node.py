@@ -1,0 +1,279 @@
+import gc
+import weakref
+
+import chainer
+import numpy
+import pytest
+from chainer import Variable
+from chainer import function_node
+from chainer.utils import type_check
+
+
+class Square(chainer.FunctionNode):
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)
+        (x_type,) = in_types
+        type_check.expect(x_type.dtype.kind == "f", x_type.ndim >= 1)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return (inputs[0] ** 2,)
+
+    def backward(self, indexes, grad_outputs):
+        (x,) = self.get_retained_inputs()
+        return (2 * x * grad_outputs[0],)
+
+
+class ExpOut(chainer.FunctionNode):
+    """Uses its retained output in backward."""
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return (numpy.exp(inputs[0]),)
+
+    def backward(self, indexes, grad_outputs):
+        (y,) = self.get_retained_outputs()
+        return (y * grad_outputs[0],)
+
+
+def _x(*values):
+    return Variable(numpy.array(values, numpy.float32))
+
+
+def test_apply_builds_graph():
+    x = _x(1.0, 2.0)
+    f = Square()
+    (y,) = f.apply((x,))
+    assert y.creator_node is f
+    assert f.inputs == (x.node,)
+    assert f.outputs[0]() is y.node
+    assert f.rank == 0
+    assert y.rank == 1
+    assert x.node.data is x.array  # retained
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, [2.0, 4.0])
+
+
+def test_apply_accepts_arrays():
+    (y,) = Square().apply((numpy.ones(2, numpy.float32),))
+    assert isinstance(y, Variable)
+    assert y.creator is None
+
+
+def test_zero_dim_numpy_scalar_output_becomes_array():
+    class Sum(chainer.FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0].sum(),)
+
+    (y,) = Sum().apply((_x(1.0, 2.0),))
+    assert isinstance(y.array, numpy.ndarray)
+    assert y.shape == ()
+
+
+def test_retained_output_after_output_dropped():
+    x = _x(0.5)
+    (y,) = ExpOut().apply((x,))
+    z = y * 3
+    del y
+    gc.collect()
+    z.backward()
+    numpy.testing.assert_allclose(x.grad, [3 * numpy.exp(0.5)], rtol=1e-6)
+
+
+def test_retained_output_double_backprop():
+    x = Variable(numpy.array([0.3]))
+    (y,) = ExpOut().apply((x,))
+    (gx,) = chainer.grad([y], [x], enable_double_backprop=True)
+    (ggx,) = chainer.grad([gx], [x])
+    numpy.testing.assert_allclose(ggx.array, numpy.exp([0.3]))
+
+
+def test_type_check_error_message():
+    with pytest.raises(type_check.InvalidType) as info:
+        Square().apply((Variable(numpy.array([1, 2], numpy.int32)),))
+    msg = str(info.value)
+    assert "Square" in msg
+    assert "Expect:" in msg
+    assert "Actual:" in msg
+    assert "dtype.kind == 'f'" in msg or "dtype.kind == f" in msg
+
+
+def test_type_check_can_be_disabled():
+    with chainer.using_config("type_check", False):
+        (y,) = Square().apply((Variable(numpy.array([3], numpy.int32)),))
+    assert y.array[0] == 9
+
+
+def test_forward_must_return_tuple():
+    class Bad(chainer.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0]
+
+    with pytest.raises(TypeError, match="tuple"):
+        Bad().apply((_x(1.0),))
+
+
+def test_none_input_rejected():
+    with pytest.raises(TypeError, match="None"):
+        Square().apply((None,))
+
+
+def test_forward_cpu_dispatch_and_missing():
+    class CpuOnly(chainer.FunctionNode):
+        def forward_cpu(self, inputs):
+            return (inputs[0] + 1,)
+
+    (y,) = CpuOnly().apply((_x(1.0),))
+    assert y.array[0] == 2
+
+    class NoForward(chainer.FunctionNode):
+        pass
+
+    with pytest.raises(TypeError, match="does not implement forward"):
+        NoForward().apply((_x(1.0),))
+
+
+def test_wrong_number_of_gradients():
+    class Bad(chainer.FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0] + inputs[1],)
+
+        def backward(self, indexes, grad_outputs):
+            return (grad_outputs[0],) * 3
+
+    a, b = _x(1.0), _x(2.0)
+    (y,) = Bad().apply((a, b))
+    with pytest.raises(ValueError, match="number of gradients"):
+        y.backward()
+
+
+def test_backward_returning_all_inputs_is_filtered():
+    class Two(chainer.FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0] * inputs[1],)
+
+        def backward(self, indexes, grad_outputs):
+            # Returns a gradient for every input even when one is not needed.
+            return (grad_outputs[0] * 2, grad_outputs[0] * 3)
+
+    a = _x(1.0)
+    b = Variable(numpy.array([1.0], numpy.float32), requires_grad=False)
+    (y,) = Two().apply((a, b))
+    y.backward()
+    numpy.testing.assert_allclose(a.grad, [2.0])
+
+
+def test_backward_accumulate_override_used():
+    class Acc(chainer.FunctionNode):
+        calls = 0
+
+        def forward(self, inputs):
+            return (inputs[0] * 2,)
+
+        def backward_accumulate(self, indexes, grad_outputs, grad_inputs):
+            Acc.calls += 1
+            (gx,) = grad_inputs
+            g = grad_outputs[0] * 2
+            return (g if gx is None else g + gx,)
+
+    x = _x(1.0)
+    x.grad = numpy.array([10.0], numpy.float32)
+    (y,) = Acc().apply((x,))
+    y.backward()
+    assert Acc.calls == 1
+    numpy.testing.assert_allclose(x.grad, [12.0])
+
+
+class RecordingHook(chainer.FunctionHook):
+    name = "recording"
+
+    def __init__(self):
+        self.events = []
+
+    def forward_preprocess(self, function, in_data):
+        self.events.append(("fpre", function.label))
+
+    def forward_postprocess(self, function, in_data):
+        self.events.append(("fpost", function.label))
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.events.append(("bpre", function.label))
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        self.events.append(("bpost", function.label))
+
+
+def test_global_hook():
+    hook = RecordingHook()
+    x = _x(1.0)
+    with hook:
+        assert chainer.get_function_hooks()["recording"] is hook
+        (y,) = Square().apply((x,))
+        y.backward()
+    assert "recording" not in chainer.get_function_hooks()
+    assert hook.events[:2] == [("fpre", "Square"), ("fpost", "Square")]
+    assert ("bpre", "Square") in hook.events
+    assert ("bpost", "Square") in hook.events
+
+
+def test_local_hook():
+    hook = RecordingHook()
+    f = Square()
+    f.add_hook(hook)
+    with pytest.raises(KeyError):
+        f.add_hook(hook)
+    with pytest.raises(TypeError):
+        f.add_hook(object())
+    f.apply((_x(1.0),))
+    assert hook.events == [("fpre", "Square"), ("fpost", "Square")]
+    f.delete_hook("recording")
+    with pytest.raises(KeyError):
+        f.delete_hook("recording")
+
+
+def test_unchain():
+    x = _x(1.0)
+    f = Square()
+    (y,) = f.apply((x,))
+    f.unchain()
+    assert y.creator is None
+    assert f.inputs is None
+
+
+def test_kernel_override_dict():
+    calls = []
+
+    def kernel(node, inputs):
+        calls.append(node)
+        return (inputs[0] * 0 + 42,)
+
+    function_node._kernel_overrides[(Square, "numpy")] = kernel
+    try:
+        (y,) = Square().apply((_x(1.0),))
+    finally:
+        del function_node._kernel_overrides[(Square, "numpy")]
+    assert y.array[0] == 42
+    assert len(calls) == 1
+    (y,) = Square().apply((_x(2.0),))
+    assert y.array[0] == 4
+
+
+def test_graph_does_not_keep_function_alive_after_outputs_dropped():
+    x = _x(1.0)
+    f = Square()
+    ref = weakref.ref(f)
+    (y,) = f.apply((x,))
+    del f, y
+    gc.collect()
+    assert ref() is None
+
+
+def test_output_data_requires_retain():
+    f = Square()
+    f.apply((_x(1.0),))
+    with pytest.raises(RuntimeError, match="retain_outputs"):
+        _ = f.output_data
+    g = ExpOut()
+    (_y,) = g.apply((_x(0.0),))
+    numpy.testing.assert_allclose(g.output_data[0], [1.0])
