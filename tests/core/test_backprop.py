@@ -1,6 +1,7 @@
-import chainer
 import numpy
 import pytest
+
+import chainer
 from chainer import Variable
 from chainer import _ops
 

@@ -1,9 +1,10 @@
 import gc
 import weakref
 
-import chainer
 import numpy
 import pytest
+
+import chainer
 from chainer import Variable
 from chainer import function_node
 from chainer.utils import type_check

@@ -4,9 +4,10 @@ import gc
 import tracemalloc
 import weakref
 
-import chainer
 import numpy
 import pytest
+
+import chainer
 from chainer import Variable
 from chainer import _ops
 

@@ -2,9 +2,10 @@ import copy
 import pickle
 import warnings
 
-import chainer
 import numpy
 import pytest
+
+import chainer
 from chainer import Variable
 
 

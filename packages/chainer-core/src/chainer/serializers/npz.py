@@ -1,0 +1,304 @@
+"""Serialization to and from NumPy NPZ archives."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+import zlib
+
+import numpy
+
+from chainer import backend
+from chainer import serializer
+from chainer import variable
+from chainer.serializers import _common
+
+# ``None`` is kept as a 0-d array of this structured dtype: Chainer itself
+# stores ``numpy.asarray(None)``, an object array that only unpickling can
+# read, and this module never unpickles.
+_NONE_DTYPE = numpy.dtype([("__chainer_none__", numpy.uint8)])
+
+# What a damaged archive member raises while being read.
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
+
+
+def _to_host(key, value):
+    """Returns ``value`` as a host array that can be stored without pickling."""
+    if value is None:
+        return numpy.zeros((), dtype=_NONE_DTYPE)
+    if isinstance(value, numpy.ndarray):
+        arr = value
+    elif isinstance(value, (str, bytes, int, float, complex, numpy.generic)):
+        arr = numpy.asarray(value)
+    else:
+        arr = numpy.asarray(backend.CpuDevice().send(value))
+    if arr.dtype.hasobject:
+        if arr.ndim == 0 and arr.item() is None:
+            return numpy.zeros((), dtype=_NONE_DTYPE)
+        raise TypeError(
+            f"cannot serialize {key!r}: a value of type {type(value).__name__} "
+            "becomes an object array, which NPZ can only hold by pickling"
+        )
+    return arr
+
+
+class DictionarySerializer(serializer.Serializer):
+    """Serializer for a dictionary of arrays.
+
+    It collects every value into a flat dictionary whose keys are
+    ``'/'``-separated paths (e.g. ``'predictor/l1/W'``); :func:`save_npz`
+    writes that dictionary to an NPZ archive.
+
+    Args:
+        target (dict): The dictionary to write into; a new one if ``None``.
+        path (str): Path prefix of the keys written by this serializer.
+
+    Attributes:
+        target (dict): The dictionary of serialized values.
+        path (str): The key prefix.
+    """
+
+    def __init__(self, target=None, path=""):
+        if target is None:
+            target = {}
+        if not hasattr(target, "__setitem__"):
+            raise TypeError(
+                "DictionarySerializer target must be a dict-like object, not "
+                f"{type(target).__name__}"
+            )
+        if not isinstance(path, str):
+            raise TypeError(f"path must be a str, not {type(path).__name__}")
+        self.target = target
+        self.path = path
+
+    def __getitem__(self, key):
+        """Returns the serializer of the child named ``key``."""
+        key = key.strip("/")
+        return DictionarySerializer(self.target, self.path + key + "/")
+
+    def __call__(self, key, value):
+        """Stores ``value`` (array, Variable, scalar, str or None) at ``key``.
+
+        Args:
+            key (str): Name of the entry.
+            value: Value to save; arrays on other devices are copied to host.
+
+        Returns:
+            ``value`` itself.
+        """
+        ret = value
+        if isinstance(value, variable.Variable):
+            value = value.array
+        name = self.path + key.lstrip("/")
+        self.target[name] = _to_host(name, value)
+        return ret
+
+
+class NpzDeserializer(serializer.Deserializer):
+    """Deserializer for an NPZ archive (or any mapping of names to arrays).
+
+    Args:
+        npz: The archive opened by ``numpy.load``, or a dict of arrays.
+        path (str): Path prefix of the keys read by this deserializer.
+        strict (bool): If ``True``, a missing key raises ``KeyError``;
+            otherwise the value is left as it is.
+        ignore_names (str, callable or list of them): Keys to skip; a string
+            matches one full key, a callable is called with the key and skips
+            it when it returns ``True``.
+    """
+
+    def __init__(self, npz, path="", strict=True, ignore_names=None):
+        if not hasattr(npz, "__getitem__") or not hasattr(npz, "__contains__"):
+            raise TypeError(
+                "npz must be an NpzFile returned by numpy.load or a mapping of "
+                f"names to arrays, not {type(npz).__name__}"
+            )
+        if ignore_names is None:
+            ignore_names = []
+        names = (
+            ignore_names if isinstance(ignore_names, (list, tuple)) else [ignore_names]
+        )
+        for name in names:
+            if not (isinstance(name, str) or callable(name)):
+                raise ValueError(
+                    "ignore_names needs to be a callable, string or list of them; "
+                    f"got {name!r}"
+                )
+        self.npz = npz
+        self.path = path
+        self.strict = strict
+        self.ignore_names = ignore_names
+        self._names = names
+        self._source = _source_name(npz)
+
+    def __getitem__(self, key):
+        """Returns the deserializer of the child named ``key``."""
+        key = key.strip("/")
+        child = NpzDeserializer(
+            self.npz,
+            self.path + key + "/",
+            strict=self.strict,
+            ignore_names=self.ignore_names,
+        )
+        child._source = self._source
+        return child
+
+    def __call__(self, key, value):
+        """Loads the entry ``key`` into or according to ``value``.
+
+        Args:
+            key (str): Name of the entry.
+            value: An array or Variable to fill in place (an uninitialized
+                Parameter is initialized with the stored shape), a scalar or
+                str whose type the stored value is converted to, or ``None``
+                to get the stored array itself.
+
+        Returns:
+            The loaded value: ``value`` itself for arrays and Variables, the
+            converted value for scalars and strings, ``None`` when ``None``
+            was saved.
+        """
+        key = self.path + key.lstrip("/")
+        if key not in self.npz:
+            if not self.strict:
+                return value
+            raise KeyError(f"{key!r} is not found in {self._source}")
+        for name in self._names:
+            ignored = name == key if isinstance(name, str) else name(key)
+            if ignored:
+                return value
+        dataset = self._read(key)
+        if dataset is None:
+            return None
+        return _common.restore(key, dataset, value, self._source)
+
+    def _read(self, key):
+        try:
+            dataset = self.npz[key]
+        except _READ_ERRORS as exc:
+            if _is_pickled_none(self.npz, key):
+                return None
+            raise ValueError(
+                f"cannot read {key!r} from {self._source}: the file is corrupted "
+                f"or holds pickled data, which is never loaded ({exc})"
+            ) from exc
+        if getattr(dataset, "dtype", None) == _NONE_DTYPE:
+            return None
+        if dataset is None or (
+            isinstance(dataset, numpy.ndarray)
+            and dataset.dtype.hasobject
+            and dataset.ndim == 0
+            and dataset.item() is None
+        ):
+            return None
+        return dataset
+
+
+def _source_name(npz):
+    zf = getattr(npz, "zip", None)
+    name = getattr(zf, "filename", None)
+    if name:
+        return f"'{name}'"
+    if isinstance(npz, dict):
+        return "the given dictionary"
+    return "the NPZ archive"
+
+
+def _is_pickled_none(npz, key):
+    """Tells whether a member is Chainer's pickled ``None``, without unpickling.
+
+    Chainer writes ``None`` as ``numpy.asarray(None)``; its header says dtype
+    object and shape ``()``, which nothing else Chainer saves has.
+    """
+    zf = getattr(npz, "zip", None)
+    if zf is None:
+        return False
+    try:
+        with zf.open(key + ".npy") as member:
+            version = numpy.lib.format.read_magic(member)
+            if version == (1, 0):
+                header = numpy.lib.format.read_array_header_1_0(member)
+            else:
+                header = numpy.lib.format.read_array_header_2_0(member)
+    except (*_READ_ERRORS, KeyError):
+        return False
+    shape, _, dtype = header
+    return shape == () and dtype.hasobject
+
+
+def _write_npz(fileobj, target, compression):
+    mode = zipfile.ZIP_DEFLATED if compression else zipfile.ZIP_STORED
+    with zipfile.ZipFile(fileobj, mode="w", compression=mode, allowZip64=True) as zf:
+        for key, arr in target.items():
+            with zf.open(key + ".npy", "w", force_zip64=True) as member:
+                numpy.lib.format.write_array(member, arr, allow_pickle=False)
+
+
+def save_npz(file, obj, compression=True):
+    """Saves an object to a file in NPZ format.
+
+    The object's ``serialize`` method is run with a
+    :class:`DictionarySerializer`, and the collected arrays are written as
+    an NPZ archive loadable by ``numpy.load``. Writing to a path is atomic: a
+    temporary file in the same directory is renamed over ``file`` once
+    complete, so an interrupted save never leaves a truncated file.
+
+    Args:
+        file (str, path-like or file object): Target file.
+        obj: Object to save (a Link, Optimizer, Trainer or anything with a
+            ``serialize(serializer)`` method).
+        compression (bool): If ``True``, the archive is zip-deflated.
+    """
+    s = DictionarySerializer()
+    s.save(obj)
+    if isinstance(file, (str, bytes, os.PathLike)):
+        with _common.atomic_path(file) as tmp, open(tmp, "wb") as f:
+            _write_npz(f, s.target, compression)
+    else:
+        if not hasattr(file, "write"):
+            raise TypeError(
+                "file must be a path or a writable binary file object, not "
+                f"{type(file).__name__}"
+            )
+        _write_npz(file, s.target, compression)
+
+
+def load_npz(file, obj, path="", strict=True, ignore_names=None):
+    """Loads an object from a file in NPZ format.
+
+    The archive is opened with ``allow_pickle=False``: pickled members are
+    never executed.
+
+    Args:
+        file (str, path-like or file object): File to read.
+        obj: Object to load into; it must be constructed the same way as the
+            saved one.
+        path (str): Path in the archive where ``obj`` is stored, e.g.
+            ``'updater/model:main/'`` to load a model out of a trainer
+            snapshot.
+        strict (bool): If ``True``, a key that ``obj`` asks for but the file
+            lacks raises ``KeyError``.
+        ignore_names (str, callable or list of them): Keys not to load; see
+            :class:`NpzDeserializer`.
+    """
+    source = _common.describe(file)
+    if isinstance(file, (str, bytes, os.PathLike)):
+        # Opened here rather than by numpy.load, which leaks the handle when
+        # the archive turns out to be damaged.
+        with open(file, "rb") as f:
+            _load_from(f, obj, source, path, strict, ignore_names)
+    else:
+        _load_from(file, obj, source, path, strict, ignore_names)
+
+
+def _load_from(f, obj, source, path, strict, ignore_names):
+    try:
+        npz = numpy.load(f, allow_pickle=False)
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
+        raise ValueError(f"{source} is not a readable NPZ file: {exc}") from exc
+    if not isinstance(npz, numpy.lib.npyio.NpzFile):
+        raise ValueError(f"{source} is a single .npy array, not an NPZ archive")
+    with npz:
+        d = NpzDeserializer(npz, path=path, strict=strict, ignore_names=ignore_names)
+        d._source = source
+        d.load(obj)
