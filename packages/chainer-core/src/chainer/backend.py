@@ -18,6 +18,8 @@ import numpy
 # array type -> (array module, Device class); filled lazily for foreign types.
 _module_by_type: dict[type, Any] = {}
 _device_class_by_type: dict[type, type] = {}
+# Types known not to be arrays of any loaded backend (cleared on registration).
+_non_array_types: set[type] = set()
 _thread_local = threading.local()
 
 
@@ -275,6 +277,8 @@ def _device_class_for_type(t: type):
     cls = _device_class_by_type.get(t)
     if cls is not None:
         return cls
+    if t in _non_array_types:
+        return None
     if issubclass(t, (numpy.ndarray, numpy.generic)):
         cls = CpuDevice
     else:
@@ -288,6 +292,7 @@ def _device_class_for_type(t: type):
                 cls = candidate
                 break
         if cls is None:
+            _non_array_types.add(t)
             return None
     _device_class_by_type[t] = cls
     _module_by_type[t] = cls.xp
@@ -306,6 +311,7 @@ def register_array_type(array_type: type, device_class: type) -> None:
     """
     _device_class_by_type[array_type] = device_class
     _module_by_type[array_type] = device_class.xp
+    _non_array_types.clear()
 
 
 _module_by_type[numpy.ndarray] = numpy
