@@ -230,7 +230,10 @@ def _device_from_string(spec: str) -> Device:
     cls = _backend_class(name)
     if idx is not None:
         return cls.from_index(idx) if hasattr(cls, "from_index") else cls(idx)
-    return cls.from_index(0) if hasattr(cls, "from_index") and name == "cupy" else cls()
+    if name == "cupy":
+        # No id: the current CUDA device.
+        return cls.current() if hasattr(cls, "current") else cls.from_index(0)
+    return cls()
 
 
 def get_device(device_spec) -> Device:

@@ -487,8 +487,21 @@ class Variable:
             self._grad_var._data = self._grad_var._data + src
 
     def copydata(self, var) -> None:
-        """Copies ``var``'s data into this variable's array (in place)."""
-        backend.copyto(self._data, var._data)
+        """Copies ``var``'s data into this variable's array (in place).
+
+        If one side has no data yet (an uninitialized Parameter), it is
+        initialized with the other side's shape first.
+        """
+        src, dst = var._data, self._data
+        if src is None:
+            if dst is None:
+                return
+            var.initialize(dst.shape)
+            src = var._data
+        elif dst is None:
+            self.initialize(src.shape)
+            dst = self._data
+        backend.copyto(dst, src)
 
     # -- graph surgery ----------------------------------------------------
     def unchain(self) -> None:
@@ -531,9 +544,9 @@ class Variable:
         self._to_device(backend.CpuDevice())
 
     def to_gpu(self, device=None) -> None:
-        """Moves data and gradient to a GPU (needs chainer-cuda)."""
+        """Moves data and gradient to a GPU (the current one if ``device`` is None)."""
         if device is None:
-            device = 0
+            device = "@cupy"
         elif isinstance(device, int) and device < 0:
             raise ValueError(f"invalid GPU id: {device}")
         self._to_device(backend.get_device(device))
@@ -747,7 +760,9 @@ class Parameter(Variable):
         """
         from chainer import initializers
 
-        device = self._initial_device or backend.CpuDevice()
+        device = self._initial_device
+        if device is None:
+            device = self.device if self._data is not None else backend.CpuDevice()
         data = initializers.generate_array(
             self.initializer, shape, device.xp, device=device
         )
@@ -769,8 +784,7 @@ class Parameter(Variable):
         super().zerograd()
 
     def _to_device(self, dev) -> None:
-        if self._data is None:
-            self._initial_device = dev
+        self._initial_device = dev
         super()._to_device(dev)
 
     def update(self) -> None:
