@@ -8,159 +8,68 @@ datasets come from sibling distributions that install into this namespace.
 
 import os
 import pkgutil
-import warnings
 
 import numpy
 
 __path__ = pkgutil.extend_path(__path__, __name__)
 __version__ = "0.1.0"
 
-try:  # DEV-GUARD
-    from chainer import _namespace  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-from chainer import backend  # noqa: E402
-from chainer import configuration  # noqa: E402
-try:  # DEV-GUARD
-    from chainer import device_resident  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-from chainer import function  # noqa: E402
-from chainer import function_hook  # noqa: E402
-from chainer import function_node  # noqa: E402
-try:  # DEV-GUARD
-    from chainer import initializer  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer import link  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer import link_hook  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer import optimizer  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer import reporter  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer import sequential  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer import serializer  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-from chainer import variable  # noqa: E402
-from chainer import _ops  # noqa: E402, F401 - installs Variable's operators
-from chainer._backprop import backward  # noqa: E402
-try:  # DEV-GUARD
-    from chainer._runtime_info import print_runtime_info  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-from chainer.backend import get_device  # noqa: E402
-from chainer.backend import using_device  # noqa: E402
-from chainer.configuration import config  # noqa: E402
-from chainer.configuration import global_config  # noqa: E402
-from chainer.configuration import using_config  # noqa: E402
-try:  # DEV-GUARD
-    from chainer.device_resident import DeviceResident  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-from chainer.function import Function  # noqa: E402
-from chainer.function import FunctionAdapter  # noqa: E402
-from chainer.function import force_backprop_mode  # noqa: E402
-from chainer.function import no_backprop_mode  # noqa: E402
-from chainer.function_hook import FunctionHook  # noqa: E402
-from chainer.function_hook import get_function_hooks  # noqa: E402
-from chainer.function_node import FunctionNode  # noqa: E402
-from chainer.function_node import grad  # noqa: E402
-try:  # DEV-GUARD
-    from chainer.initializer import Initializer  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.link import Chain  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.link import ChainList  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.link import Link  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.link_hook import LinkHook  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.optimizer import GradientMethod  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.optimizer import Optimizer  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.optimizer import UpdateRule  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.reporter import DictSummary  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.reporter import Reporter  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.reporter import Summary  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.reporter import get_current_reporter  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.reporter import report  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.reporter import report_scope  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.sequential import Sequential  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.serializer import AbstractSerializer  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.serializer import Deserializer  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-try:  # DEV-GUARD
-    from chainer.serializer import Serializer  # noqa: E402
-except ImportError:  # DEV-GUARD
-    pass  # DEV-GUARD
-from chainer.variable import Parameter  # noqa: E402
-from chainer.variable import Variable  # noqa: E402
-from chainer.variable import as_array  # noqa: E402
-from chainer.variable import as_variable  # noqa: E402
+from chainer import _namespace
+from chainer import _ops  # installs Variable's operators
+from chainer import backend
+from chainer import configuration
+from chainer import device_resident
+from chainer import function
+from chainer import function_hook
+from chainer import function_node
+from chainer import initializer
+from chainer import link
+from chainer import link_hook
+from chainer import optimizer
+from chainer import reporter
+from chainer import sequential
+from chainer import serializer
+from chainer import variable
+from chainer._backprop import backward
+from chainer._runtime_info import print_runtime_info
+from chainer.backend import get_device
+from chainer.backend import using_device
+from chainer.configuration import config
+from chainer.configuration import global_config
+from chainer.configuration import using_config
+from chainer.device_resident import DeviceResident
+from chainer.function import Function
+from chainer.function import FunctionAdapter
+from chainer.function import force_backprop_mode
+from chainer.function import no_backprop_mode
+from chainer.function_hook import FunctionHook
+from chainer.function_hook import get_function_hooks
+from chainer.function_node import FunctionNode
+from chainer.function_node import grad
+from chainer.initializer import Initializer
+from chainer.link import Chain
+from chainer.link import ChainList
+from chainer.link import Link
+from chainer.link_hook import LinkHook
+from chainer.optimizer import GradientMethod
+from chainer.optimizer import Optimizer
+from chainer.optimizer import UpdateRule
+from chainer.reporter import DictSummary
+from chainer.reporter import Reporter
+from chainer.reporter import Summary
+from chainer.reporter import get_current_reporter
+from chainer.reporter import report
+from chainer.reporter import report_scope
+from chainer.sequential import Sequential
+from chainer.serializer import AbstractSerializer
+from chainer.serializer import Deserializer
+from chainer.serializer import Serializer
+from chainer.variable import Parameter
+from chainer.variable import Variable
+from chainer.variable import as_array
+from chainer.variable import as_variable
 
-try:  # DEV-GUARD
-    _namespace.install()
-except Exception:  # DEV-GUARD
-    pass  # DEV-GUARD
+_namespace.install()
 
 # Subpackages imported on first attribute access, to keep ``import chainer``
 # fast; ``import chainer.X`` works as usual.
@@ -198,7 +107,14 @@ def __getattr__(name):
     if name == "cuda":
         return importlib.import_module("chainer.backends.cuda")
     if name in _LAZY_SUBMODULES:
-        return importlib.import_module(f"chainer.{name}")
+        try:
+            return importlib.import_module(f"chainer.{name}")
+        except ModuleNotFoundError as e:
+            if e.name not in (None, f"chainer.{name}"):
+                raise
+            # Attribute access answers with AttributeError (so hasattr() is
+            # False) carrying the message that names the distribution.
+            raise AttributeError(str(e)) from e
     if name in _DISTRIBUTION_NAMES:
         return getattr(importlib.import_module("chainer.distributions"), name)
     raise AttributeError(f"module 'chainer' has no attribute {name!r}")
@@ -372,8 +288,12 @@ def static_graph(*args, **kwargs):
     unchanged (same results as with Chainer's static-graph optimization); the
     options of Chainer's decorator are accepted and checked.
     """
-    allowed = {"verbosity_level", "enable_double_backprop", "force_test_define_by_run",
-               "minimize_cache_size"}
+    allowed = {
+        "verbosity_level",
+        "enable_double_backprop",
+        "force_test_define_by_run",
+        "minimize_cache_size",
+    }
     unknown = set(kwargs) - allowed
     if unknown:
         raise TypeError(f"static_graph got unexpected options: {sorted(unknown)}")
@@ -387,5 +307,3 @@ def static_code(*dec_args, **dec_kwargs):
     if len(dec_args) == 1 and callable(dec_args[0]) and not dec_kwargs:
         return dec_args[0]
     return lambda f: f
-
-

@@ -1,0 +1,128 @@
+"""Hook specifications: the contract between Chainer and its plugins.
+
+A plugin is a module (or object) named by an entry point in the group
+``chainer.plugins``. It implements any of the hooks below as plain functions
+marked with :data:`chainer.plugins.hookimpl`::
+
+    from chainer import plugins
+
+    @plugins.hookimpl
+    def register_functions():
+        return {"my_op": "my_ops.functions:my_op"}
+
+Every hook here is a *registration* hook: it takes no arguments and returns a
+dict mapping names to objects, or to ``"module:attr"`` strings that the
+registry imports on first use (so that a plugin module stays tiny and does no
+heavy work when it loads). A hook may also return ``None`` to register nothing.
+
+When they are called: once, when the registry loads (on the first registry
+lookup, or :func:`chainer.plugins.ensure_loaded`), and again each time a plugin
+is registered or unregistered explicitly. Results are copied into plain dicts,
+so no hook is ever called per operation. Two plugins returning the same name
+for the same kind is an error that names both.
+
+None of the hooks uses ``firstresult`` or ``historic``: every plugin's result
+is collected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer import plugins
+
+hookspec = plugins.hookspec
+
+
+# --------------------------------------------------------------------------
+# Backends: called before anything that needs a device by name
+# --------------------------------------------------------------------------
+
+
+@hookspec(firstresult=False, historic=False)
+def register_backends() -> dict[str, Any] | None:
+    """Registers device backends by name.
+
+    Takes no parameters. Called when the registry loads and after every
+    (un)registration.
+
+    ``chainer.get_device('@name')`` builds a device of the registered class with
+    ``cls()``, and ``'@name:N'`` with ``cls.from_index(N)`` when the class has
+    that method (``cls(N)`` otherwise). The class's ``supported_array_types``
+    lets :func:`chainer.backend.get_array_module` recognise its arrays.
+
+    :return: A dict from backend name (``'cupy'``, without ``'@'``) to a
+        :class:`chainer.backend.Device` subclass or a ``"module:attr"`` string
+        naming one.
+    """
+
+
+# --------------------------------------------------------------------------
+# Catalogue: functions, links and trainer extensions
+# --------------------------------------------------------------------------
+
+
+@hookspec(firstresult=False, historic=False)
+def register_functions() -> dict[str, Any] | None:
+    """Registers differentiable functions, found as ``chainer.functions.<name>``.
+
+    Takes no parameters. Called when the registry loads and after every
+    (un)registration.
+
+    :return: A dict from function name (``'my_op'``) to the function, or a
+        ``"module:attr"`` string naming it. The function takes Variables or
+        arrays and returns Variables, like the built-in ones.
+    """
+
+
+@hookspec(firstresult=False, historic=False)
+def register_links() -> dict[str, Any] | None:
+    """Registers link classes, found as ``chainer.links.<Name>``.
+
+    Takes no parameters. Called when the registry loads and after every
+    (un)registration.
+
+    :return: A dict from link name (``'MyLink'``) to a :class:`chainer.Link`
+        subclass, or a ``"module:attr"`` string naming it.
+    """
+
+
+@hookspec(firstresult=False, historic=False)
+def register_extensions() -> dict[str, Any] | None:
+    """Registers trainer extensions, found as
+    ``chainer.training.extensions.<Name>``.
+
+    Takes no parameters. Called when the registry loads and after every
+    (un)registration.
+
+    :return: A dict from extension name (``'MyExtension'``) to an extension
+        class or factory (its instances are callables taking the trainer), or a
+        ``"module:attr"`` string naming it.
+    """
+
+
+# --------------------------------------------------------------------------
+# Kernels: faster implementations of existing FunctionNodes for one backend
+# --------------------------------------------------------------------------
+
+
+@hookspec(firstresult=False, historic=False)
+def register_kernels() -> dict[tuple, Any] | None:
+    """Registers kernel overrides for FunctionNodes on one backend.
+
+    Takes no parameters. Called when the registry loads and after every
+    (un)registration. The result is published into the dict that
+    :meth:`chainer.FunctionNode.apply` reads, so an override costs one dict
+    lookup per call.
+
+    A ``'module:Class'`` key whose module belongs to a distribution that is not
+    installed is skipped: that FunctionNode cannot be used anyway.
+
+    :return: A dict from ``(node_class, backend_name)`` to a kernel, where
+        ``node_class`` is a :class:`chainer.FunctionNode` subclass or a
+        ``'module:Class'`` string naming one and ``backend_name`` is a backend
+        name (``'cupy'``). The kernel, or a ``"module:attr"`` string naming it,
+        is a callable ``kernel(node, inputs)`` that computes the node's forward
+        pass for arrays of that backend and returns a tuple of arrays, as
+        :meth:`chainer.FunctionNode.forward` does.
+    """

@@ -1,0 +1,115 @@
+"""``chainer.print_runtime_info``: what a bug report needs to know."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import platform
+import sys
+
+import numpy
+
+
+def _distribution_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _cupy_status() -> str:
+    # Importing CuPy is slow and may touch the GPU driver; an already imported
+    # module or the installed metadata answers without either.
+    module = sys.modules.get("cupy")
+    if module is not None:
+        return f"{getattr(module, '__version__', 'unknown version')} (imported)"
+    if importlib.util.find_spec("cupy") is None:
+        return "Not Available"
+    from importlib import metadata
+
+    for dist in metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower()
+        if name == "cupy" or name.startswith(("cupy-cuda", "cupy-rocm")):
+            return f"{dist.version} ({name}, not imported)"
+    return "Installed (version unknown)"
+
+
+def _optional_version(module_name: str, distribution: str) -> str:
+    if importlib.util.find_spec(module_name) is None:
+        return "Not Available"
+    return _distribution_version(distribution) or "Installed (version unknown)"
+
+
+def _format_key(key) -> str:
+    if isinstance(key, tuple):
+        node_class, backend_name = key
+        return f"{node_class.__qualname__}@{backend_name}"
+    return str(key)
+
+
+def _plugin_lines() -> list[str]:
+    from chainer import plugins
+
+    try:
+        records = plugins.list_plugins()
+    except Exception as exc:
+        # A diagnostic must survive the breakage it is asked to show.
+        return [f"  (plugins failed to load: {type(exc).__name__}: {exc})"]
+    lines = []
+    for info in records:
+        origin = (
+            f"{info.distribution} {info.version}"
+            if info.distribution
+            else "registered explicitly"
+        )
+        parts = [
+            f"{kind}: {', '.join(_format_key(k) for k in keys)}"
+            for kind, keys in info.registered.items()
+            if keys
+        ]
+        detail = "; ".join(parts) if parts else "nothing registered"
+        lines.append(f"  {info.name} ({origin}): {detail}")
+    return lines
+
+
+def print_runtime_info(out=None) -> None:
+    """Shows Chainer runtime information.
+
+    Prints the platform, Python, Chainer, NumPy, CuPy and h5py versions, and the
+    installed plugins with what each registered. CuPy is not imported to find
+    its version.
+
+    Args:
+        out: Output destination, a file-like object with ``write``. Defaults to
+            ``sys.stdout``.
+    """
+    if out is None:
+        out = sys.stdout
+    elif not callable(getattr(out, "write", None)):
+        raise TypeError(
+            f"print_runtime_info(out=...) needs a file-like object with write(), "
+            f"not {type(out).__name__}"
+        )
+    import chainer
+
+    disabled = os.environ.get("CHAINER_DISABLE_PLUGIN_AUTOLOAD")
+    header = (
+        f"Plugins (CHAINER_DISABLE_PLUGIN_AUTOLOAD={disabled}):"
+        if disabled
+        else "Plugins:"
+    )
+    lines = [
+        f"Platform: {platform.platform()}",
+        f"Python: {platform.python_version()}",
+        f"Chainer: {chainer.__version__}",
+        "ChainerX: Not Available",
+        f"NumPy: {numpy.__version__}",
+        f"CuPy: {_cupy_status()}",
+        "iDeep: Not Available",
+        f"h5py: {_optional_version('h5py', 'h5py')}",
+        header,
+        *_plugin_lines(),
+    ]
+    out.write("\n".join(lines) + "\n")
