@@ -216,14 +216,15 @@ class DebugMode:
         if not isinstance(debug, bool):
             raise TypeError("debug must be a bool")
         self._debug = debug
-        self._old = None
+        self._context = None
 
     def __enter__(self):
-        self._old = is_debug()
-        set_debug(self._debug)
+        self._context = using_config("debug", self._debug)
+        self._context.__enter__()
 
     def __exit__(self, *args):
-        set_debug(self._old)
+        self._context.__exit__(*args)
+        self._context = None
 
 
 def get_dtype(dtype=None, map_mixed16=None):

@@ -128,12 +128,16 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
         if targets is not None and node in targets:
             targets[node] = _add(targets[node], gy)
         creator = node._creator_node
-        if creator is not None:
-            grads[node] = _add(grads.get(node), gy)
-            if creator not in seen:
-                seen.add(creator)
-                heappush(heap, (-creator.rank, counter, creator))
-                counter += 1
+        if creator is None:
+            if targets is None and gy is not y._grad_var:
+                # A leaf among the outputs receives its upstream gradient.
+                y._grad_var = _add(y._grad_var, gy)
+            continue
+        grads[node] = _add(grads.get(node), gy)
+        if creator not in seen:
+            seen.add(creator)
+            heappush(heap, (-creator.rank, counter, creator))
+            counter += 1
 
     global_hooks = function_hook._thread_local.__dict__.get("function_hooks")
     debug = _config.debug

@@ -117,12 +117,15 @@ class CpuDevice(Device):
     def send_array(self, array):
         if isinstance(array, numpy.ndarray):
             return array
-        if isinstance(array, numpy.generic):
+        if isinstance(array, numpy.generic) or numpy.isscalar(array):
             return numpy.asarray(array)
-        getter = getattr(array, "get", None)  # CuPy and friends: copy to host
-        if getter is not None and not isinstance(array, (dict, list, tuple)):
-            return getter()
-        return numpy.asarray(array)
+        if _device_class_for_type(type(array)) is not None:
+            getter = getattr(array, "get", None)  # CuPy and friends: copy to host
+            return getter() if getter is not None else numpy.asarray(array)
+        raise TypeError(
+            "The array sent to cpu must be numpy.ndarray or an array of a "
+            f"registered backend, or a NumPy scalar. Actual type: {type(array)}."
+        )
 
 
 _CPU = CpuDevice()

@@ -24,7 +24,7 @@ class GlobalConfig:
         items = sorted(vars(self).items())
         width = max((len(k) for k, _ in items), default=0)
         for key, value in items:
-            file.write(f"{key:<{width}}  {value}\n")
+            file.write(f"{key:<{width}} {value}\n")
 
 
 class LocalConfig:
@@ -63,7 +63,7 @@ class LocalConfig:
         keys = set(vars(self._global)) | set(vars(self._local))
         width = max((len(k) for k in keys), default=0)
         for key in sorted(keys):
-            file.write(f"{key:<{width}}  {getattr(self, key)}\n")
+            file.write(f"{key:<{width}} {getattr(self, key)}\n")
 
 
 global_config = GlobalConfig()
