@@ -355,18 +355,25 @@ class MatMul(function_node.FunctionNode):
             a.ndim >= 1,
             b.ndim >= 1,
         )
+        a_shape = tuple(type_check.eval(a.shape))
+        b_shape = tuple(type_check.eval(b.shape))
+        k = b_shape[0] if len(b_shape) == 1 else b_shape[-2]
+        batch_ok = True
+        for da, db in zip(a_shape[-3::-1], b_shape[-3::-1], strict=False):
+            if da != db and da != 1 and db != 1:
+                batch_ok = False
+        if a_shape[-1] != k or not batch_ok:
+            raise type_check.InvalidType(
+                "a.shape[-1] == b.shape[-2] (b.shape[0] for 1-d b) and "
+                "broadcastable batch dimensions",
+                f"a.shape={a_shape}, b.shape={b_shape}",
+            )
 
     def forward(self, inputs):
         a, b = inputs
         self.retain_inputs((0, 1))
         xp = backend.get_array_module(a)
-        try:
-            return (xp.matmul(a, b),)
-        except ValueError:
-            raise type_check.InvalidType(
-                "a.shape[-1] == b.shape[-2] (or b.shape[0] for 1-d b)",
-                f"a.shape={a.shape}, b.shape={b.shape}",
-            ) from None
+        return (xp.matmul(a, b),)
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs

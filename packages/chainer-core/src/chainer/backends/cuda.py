@@ -62,28 +62,36 @@ class DummyDeviceType:
 DummyDevice = DummyDeviceType()
 
 
-class _NeedsCuda:
-    def __init__(self, *args, **kwargs):
-        raise RuntimeError(_INSTALL_HINT)
+class Device:
+    """A CUDA device (``cupy.cuda.Device``); needs chainer-cuda and CuPy.
+
+    Args:
+        device (int): Device id.
+    """
+
+    def __init__(self, device=None):
+        check_cuda_available()
 
 
-class Device(_NeedsCuda):
-    """A CUDA device (``cupy.cuda.Device``); needs chainer-cuda and CuPy."""
-
-
-class Stream(_NeedsCuda):
+class Stream:
     """A CUDA stream (``cupy.cuda.Stream``); needs chainer-cuda and CuPy."""
 
+    def __init__(self):
+        check_cuda_available()
 
-class Event(_NeedsCuda):
+
+class Event:
     """A CUDA event (``cupy.cuda.Event``); needs chainer-cuda and CuPy."""
+
+    def __init__(self):
+        check_cuda_available()
 
 
 class ndarray:
-    """Placeholder type for ``cupy.ndarray``: no object is ever an instance."""
+    """Stand-in type for ``cupy.ndarray``: no object is ever an instance."""
 
-    def __new__(cls, *args, **kwargs):
-        raise RuntimeError(_INSTALL_HINT)
+    def __init__(self):
+        check_cuda_available()
 
 
 GpuDevice = backend.GpuDevice
