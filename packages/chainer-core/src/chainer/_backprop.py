@@ -115,6 +115,7 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
             alone); else leaf gradients are accumulated into ``grad_var``.
     """
     grads = {}  # node -> accumulated gradient Variable of non-leaf nodes
+    owned = {id(gy._data) for gy in grad_outputs if gy is not None}
     heap = []
     seen = set()
     counter = 0
@@ -198,11 +199,10 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
             elif creator is None:
                 var = node._variable()
                 if var is not None:
-                    if loss_scale is not None:
-                        var._loss_scale = loss_scale
+                    var._loss_scale = loss_scale
                     old = var._grad_var
                     if old is None or accumulate:
-                        var._grad_var = _contiguous(gx)
+                        var._grad_var = _leaf_grad(gx, owned, double)
                     else:
                         var._grad_var = _add(old, gx, double)
             if creator is not None:
@@ -217,15 +217,28 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
                     counter += 1
 
 
-def _contiguous(gx):
-    # Gradients through transposes come back as strided views; optimizers'
-    # elementwise updates run about twice as fast on C-ordered arrays, so a
-    # leaf's gradient is stored C-contiguous (unless it carries a graph).
+def _leaf_grad(gx, owned, double):
+    """Returns the gradient to store on a leaf, copied where sharing would hurt.
+
+    Outside double backprop, a gradient array is copied when another leaf (or an output)
+    already holds the same array, e.g. both inputs of ``a + b``, so in-place
+    updates of one gradient never change another. Strided views (through
+    transposes) are stored C-contiguous: optimizers' elementwise updates run
+    about twice as fast on them.
+    """
+    if double and (gx._requires_grad or gx._node._creator_node is not None):
+        return gx  # part of a double-backprop graph: keep its identity
     data = gx._data
-    if data.ndim > 1 and not data.flags.c_contiguous and gx._node._creator_node is None:
-        xp = backend.get_array_module(data)
-        return _Variable._make(xp.ascontiguousarray(data), False)
-    return gx
+    key = id(data)
+    if key in owned:
+        data = data.copy()
+    elif data.ndim > 1 and not data.flags.c_contiguous:
+        data = backend.get_array_module(data).ascontiguousarray(data)
+    else:
+        owned.add(key)
+        return gx
+    owned.add(id(data))
+    return _Variable._make(data, False)
 
 
 def _current_grad(node, grads, targets):

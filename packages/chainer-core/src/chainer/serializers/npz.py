@@ -30,8 +30,10 @@ def _to_host(key, value):
         arr = value
     elif isinstance(value, (str, bytes, int, float, complex, numpy.generic)):
         arr = numpy.asarray(value)
+    elif backend.is_array_supported(value):
+        arr = backend.CpuDevice().send(value)
     else:
-        arr = numpy.asarray(backend.CpuDevice().send(value))
+        arr = numpy.asarray(value)
     if arr.dtype.hasobject:
         if arr.ndim == 0 and arr.item() is None:
             return numpy.zeros((), dtype=_NONE_DTYPE)

@@ -1,0 +1,87 @@
+"""Classical momentum SGD."""
+
+from __future__ import annotations
+
+from chainer import backend
+from chainer import optimizer
+from chainer.optimizers import _util
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.lr = 0.01
+_default_hyperparam.momentum = 0.9
+
+
+class MomentumSGDRule(optimizer.UpdateRule):
+    """Update rule for the classical momentum SGD.
+
+    .. math::
+
+        v \\leftarrow \\mu v - lr \\cdot g, \\qquad w \\leftarrow w + v
+
+    See :class:`~chainer.optimizers.MomentumSGD` for the default values of the
+    hyperparameters.
+
+    Args:
+        parent_hyperparam (~chainer.optimizer.Hyperparameter): Hyperparameter
+            that provides the default values.
+        lr (float): Learning rate.
+        momentum (float): Exponential decay rate of the first order moment.
+    """
+
+    is_elementwise = True
+
+    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        if lr is not None:
+            self.hyperparam.lr = lr
+        if momentum is not None:
+            self.hyperparam.momentum = momentum
+
+    def init_state(self, param):
+        """Creates the velocity ``v`` (zeros like the parameter).
+
+        Args:
+            param (~chainer.Variable): Parameter variable.
+        """
+        xp = backend.get_array_module(param.array)
+        self.state["v"] = xp.zeros_like(param.array)
+
+    def update_core_cpu(self, param):
+        """Applies one momentum SGD step to ``param`` in place.
+
+        Args:
+            param (~chainer.Variable): Variable to be updated.
+        """
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        v = self.state["v"]
+        v *= hp.momentum
+        v -= hp.lr * grad
+        data = param.array
+        data += v
+
+
+class MomentumSGD(optimizer.GradientMethod):
+    """Momentum SGD optimizer.
+
+    Args:
+        lr (float): Learning rate.
+        momentum (float): Exponential decay rate of the first order moment.
+    """
+
+    def __init__(
+        self, lr=_default_hyperparam.lr, momentum=_default_hyperparam.momentum
+    ):
+        _util.check_real("MomentumSGD", lr=lr, momentum=momentum)
+        super().__init__()
+        self.hyperparam.lr = lr
+        self.hyperparam.momentum = momentum
+
+    lr = optimizer.HyperparameterProxy("lr")
+    momentum = optimizer.HyperparameterProxy("momentum")
+
+    def create_update_rule(self):
+        """Returns a new :class:`MomentumSGDRule` following this optimizer."""
+        return MomentumSGDRule(self.hyperparam)
