@@ -161,7 +161,10 @@ class NpzDeserializer(serializer.Deserializer):
             was saved.
         """
         key = self.path + key.lstrip("/")
-        if key not in self.npz:
+        # NpzFile.files, not ``in npz``: NumPy < 1.25 answers ``in`` by loading
+        # the member, which fails for pickled or damaged members.
+        files = getattr(self.npz, "files", None)
+        if key not in (self.npz if files is None else files):
             if not self.strict:
                 return value
             raise KeyError(f"{key!r} is not found in {self._source}")
