@@ -339,21 +339,24 @@ def test_reallocate_cleared_grads():
     assert model.lazy.grad is None
 
 
-def test_shared_grad_arrays_are_separated():
-    # Backprop through ``a + c`` gives both parameters one gradient array.
+def test_gradients_from_one_addition_are_separate_arrays():
+    # Backprop through ``a + c`` must not hand both parameters one gradient
+    # array: the in-place weight decay of one would leak into the other.
     model = _Model()
     with model.init_scope():
         model.c = chainer.Parameter(numpy.array([5.0, 5.0], dtype=numpy.float32))
     opt = optimizers.SGD(lr=1.0).setup(model)
     opt.add_hook(optimizer_hooks.WeightDecay(1.0))
-    shared = numpy.ones(2, dtype=numpy.float32)
-    model.a.grad = shared
-    model.c.grad = shared
+    y = model.a + model.c
+    y.grad = numpy.ones(2, dtype=numpy.float32)
+    y.backward()
+    assert model.a.grad is not model.c.grad
     model.b.grad = numpy.zeros((1, 1), dtype=numpy.float32)
+    a0, c0 = model.a.array.copy(), model.c.array.copy()
     opt.update()
-    # each parameter gets 1 + rate * itself, not the other's decay too
-    numpy.testing.assert_allclose(model.a.array, [-1.0, -1.0])
-    numpy.testing.assert_allclose(model.c.array, [-1.0, -1.0])
+    # each parameter moves by 1 + rate * itself, not by the other's decay too
+    numpy.testing.assert_allclose(model.a.array, a0 - (1 + a0))
+    numpy.testing.assert_allclose(model.c.array, c0 - (1 + c0))
 
 
 def test_hooks_pre_post_and_each_param():

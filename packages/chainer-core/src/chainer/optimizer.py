@@ -317,20 +317,6 @@ class GradientMethod(Optimizer):
                     with device:
                         param.grad = device.xp.zeros_like(array)
 
-    def _unalias_grads(self):
-        # Backprop may hand one gradient array to several parameters (e.g. both
-        # inputs of an addition); hooks and rules edit gradients in place, so
-        # each parameter needs its own array.
-        seen = set()
-        for param in self.target.params(include_uninit=False):
-            grad = param.grad
-            if grad is None:
-                continue
-            if id(grad) in seen:
-                param.grad = grad.copy()
-            else:
-                seen.add(id(grad))
-
     def call_hook(self, hook):
         """Invokes a hook, then reallocates cleared gradients.
 
@@ -366,7 +352,6 @@ class GradientMethod(Optimizer):
             loss.backward(loss_scale=self._loss_scale)
             del loss
         self.reallocate_cleared_grads()
-        self._unalias_grads()
         if self._loss_scaling_is_dynamic:
             self.check_nan_in_grads()
             if not self.is_safe_to_update():

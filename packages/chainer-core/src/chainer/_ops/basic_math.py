@@ -414,6 +414,9 @@ def _const_label(value):
     return "constant array"
 
 
+_FAST_SCALARS = frozenset({int, float})
+
+
 def _is_scalar(value):
     return isinstance(value, (numbers.Number, numpy.generic))
 
@@ -486,23 +489,25 @@ def matmul(a, b):
 
 
 def _make_binary(var_op, const_op, opname, reverse_var_op=None, reverse_const_op=None):
+    # Checks are ordered by frequency: Variable operands first, then Python
+    # scalars, then arrays; the ABC check for other numbers comes last.
     def forward_op(self, other):
-        if _is_scalar(other):
+        if isinstance(other, _Variable):
+            return var_op().apply((self, other))[0]
+        if type(other) in _FAST_SCALARS or _is_scalar(other):
             return const_op(_const(self, other)).apply((self,))[0]
-        try:
-            other = _other(self, other, opname)
-        except TypeError:
-            return NotImplemented
-        return var_op().apply((self, other))[0]
+        if variable._is_array(other):
+            return var_op().apply((self, _Variable._make(other, False)))[0]
+        return NotImplemented
 
     def reverse_op(self, other):
-        if _is_scalar(other):
+        if isinstance(other, _Variable):
+            return var_op().apply((other, self))[0]
+        if type(other) in _FAST_SCALARS or _is_scalar(other):
             return reverse_const_op(_const(self, other)).apply((self,))[0]
-        try:
-            other = _other(self, other, opname)
-        except TypeError:
-            return NotImplemented
-        return var_op().apply((other, self))[0]
+        if variable._is_array(other):
+            return var_op().apply((_Variable._make(other, False), self))[0]
+        return NotImplemented
 
     return forward_op, reverse_op
 
