@@ -317,3 +317,18 @@ class TestParameter:
             warnings.simplefilter("always")
             p.zerograd()
         assert any(issubclass(x.category, DeprecationWarning) for x in w)
+
+
+def test_copydata_into_empty_plain_variable_is_a_clear_error():
+    src = Variable(numpy.ones(2, numpy.float32))
+    with pytest.raises(ValueError, match="destination variable has no data"):
+        Variable().copydata(src)
+    with pytest.raises(ValueError, match="source variable has no data"):
+        src.copydata(Variable())
+
+
+def test_copydata_initializes_empty_parameter():
+    src = Variable(numpy.arange(3, dtype=numpy.float32))
+    p = chainer.Parameter(chainer.initializers.Zero())
+    p.copydata(src)
+    numpy.testing.assert_array_equal(p.array, [0, 1, 2])

@@ -11,6 +11,7 @@ finder failed, so installed parts import as usual, and a missing part raises a
 from __future__ import annotations
 
 import sys
+from types import FrameType
 
 # Module -> the distribution that provides it.
 _PROVIDERS = {
@@ -43,12 +44,13 @@ def _import_context() -> tuple[bool, bool]:
         or frame.f_code.co_name != "_find_and_load_unlocked"
     ):
         return False, False
-    while frame is not None and frame.f_globals.get("__name__") == (
+    outer: FrameType | None = frame
+    while outer is not None and outer.f_globals.get("__name__") == (
         "importlib._bootstrap"
     ):
-        if frame.f_code.co_name == "_handle_fromlist":
+        if outer.f_code.co_name == "_handle_fromlist":
             return True, True
-        frame = frame.f_back
+        outer = outer.f_back
     return True, False
 
 

@@ -305,7 +305,7 @@ def _device_class_for_type(t: type):
     return cls
 
 
-def register_array_type(array_type: type, device_class: type) -> None:
+def register_array_type(array_type: type, device_class: type[Device]) -> None:
     """Associates an array type with the Device class that owns it.
 
     Backend plugins call this once when they load so that dispatch on their

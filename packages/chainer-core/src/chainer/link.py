@@ -9,6 +9,7 @@ import operator
 import warnings
 from collections.abc import Iterator
 from typing import Any
+from typing import Self
 
 import numpy
 
@@ -357,7 +358,7 @@ class Link(device_resident.DeviceResident):
             else:
                 dst[name] = copy_module.deepcopy(s)
 
-    def copy(self, mode: str = "share") -> Link:
+    def copy(self, mode: str = "share") -> Self:
         """Copies the link hierarchy to a new one.
 
         Args:
@@ -574,11 +575,13 @@ class Link(device_resident.DeviceResident):
         if not global_hooks and not local_hooks:
             return forward(*args, **kwargs)
         if local_hooks and global_hooks:
-            hooks = collections.OrderedDict(global_hooks)
-            hooks.update(local_hooks)
-            hooks = list(hooks.values())
+            merged = collections.OrderedDict(global_hooks)
+            merged.update(local_hooks)
+            hooks = list(merged.values())
+        elif local_hooks:
+            hooks = list(local_hooks.values())
         else:
-            hooks = list((global_hooks or local_hooks).values())
+            hooks = list(global_hooks.values())
         pre = link_hook._ForwardPreprocessCallbackArgs(self, "forward", args, kwargs)
         for hook in hooks:
             hook.forward_preprocess(pre)

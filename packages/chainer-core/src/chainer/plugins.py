@@ -105,9 +105,9 @@ class _NotRegisteredError(KeyError):
 
 
 class _State:
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.manager = None
+        self.manager: pluggy.PluginManager | None = None
         self.loaded = False
         self.loading = False
         self.autoload = True

@@ -70,8 +70,8 @@ class Sequential(link_module.ChainList):
 
     # -- bookkeeping -------------------------------------------------------
     def _sync_children(self) -> None:
-        children = []
-        seen = set()
+        children: list[link_module.Link] = []
+        seen: set[int] = set()
         for layer in self._layers:
             if isinstance(layer, link_module.Link) and id(layer) not in seen:
                 seen.add(id(layer))
@@ -86,7 +86,9 @@ class Sequential(link_module.ChainList):
     def __len__(self) -> int:
         return len(self._layers)
 
-    def __iter__(self) -> Iterator[Callable]:
+    # Chainer's Sequential iterates over every layer, plain callables included,
+    # so it widens ChainList's Iterator[Link].
+    def __iter__(self) -> Iterator[Callable]:  # type: ignore[override]
         return iter(self._layers)
 
     def __reversed__(self) -> Iterator[Callable]:

@@ -496,10 +496,10 @@ class Variable:
         if src is None:
             if dst is None:
                 return
-            var.initialize(dst.shape)
+            _initialize_empty(var, dst.shape, "source")
             src = var._data
         elif dst is None:
-            self.initialize(src.shape)
+            _initialize_empty(self, src.shape, "destination")
             dst = self._data
         backend.copyto(dst, src)
 
@@ -511,7 +511,7 @@ class Variable:
     def unchain_backward(self) -> None:
         """Deletes references between functions and variables backward from here."""
         stack = [self._node]
-        seen = set()
+        seen: set[int] = set()
         while stack:
             node = stack.pop()
             func = node._creator_node
@@ -660,6 +660,15 @@ class Variable:
         return self._data >= _as_data(other)
 
     __hash__ = object.__hash__
+
+
+def _initialize_empty(var, shape, side):
+    if not isinstance(var, Parameter):
+        raise ValueError(
+            f"cannot copy data: the {side} variable has no data and, not being a "
+            "Parameter, cannot be initialized"
+        )
+    var.initialize(shape)
 
 
 def _as_data(x):

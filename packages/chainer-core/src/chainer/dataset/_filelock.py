@@ -9,7 +9,7 @@ import time
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # None marks "no flock" (Windows)
     import msvcrt
 
 

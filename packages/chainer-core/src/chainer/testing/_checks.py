@@ -130,8 +130,8 @@ def check_arrays_equal(actual_arrays, expected_arrays, error_cls, **opts):
                 f"Indices of outputs that do not match: {indices}"
             )
             f = io.StringIO()
-            for i, e in errors:
-                f.write(f"Error details of output [{i}]:\n{e}\n")
+            for i, err in errors:
+                f.write(f"Error details of output [{i}]:\n{err}\n")
             detail = f.getvalue()
     if message is not None:
         msg = (

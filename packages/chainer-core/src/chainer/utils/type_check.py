@@ -320,7 +320,7 @@ class Expr:
     __le__ = _compare("<=", ">", operator.le)
     __gt__ = _compare(">", "<=", operator.gt)
     __ge__ = _compare(">=", "<", operator.ge)
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # __eq__ builds expressions
 
     __add__, __radd__ = _binary(_ADD_PRIORITY, "+", operator.add)
     __sub__, __rsub__ = _binary(_ADD_PRIORITY, "-", operator.sub)
