@@ -652,3 +652,39 @@ def test_type_check_can_be_disabled():
         y = a + b
     # Without the check NumPy's type promotion applies.
     assert y.dtype == numpy.float64
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize(
+    "func",
+    [
+        lambda a, b: a @ b.T,  # F-ordered right operand
+        lambda a, b: a.T.T @ b.T,
+        lambda a, b: b @ a.T,  # F-ordered right operand, other side
+        lambda a, b: (a.T.T @ b.T).T,
+    ],
+)
+def test_matmul_through_transposes_grad(func, dtype):
+    a = numpy.random.uniform(-1, 1, (3, 4)).astype(dtype)
+    b = numpy.random.uniform(-1, 1, (5, 4)).astype(dtype)
+    y = func(chainer.Variable(a), chainer.Variable(b))
+    gy = numpy.random.uniform(-1, 1, y.shape).astype(dtype)
+    tol = {"atol": 1e-3, "rtol": 1e-2} if dtype == numpy.float32 else {}
+    gradient_check.check_backward(func, (a, b), gy, dtype=numpy.float64, **tol)
+    ggx = (
+        numpy.random.uniform(-1, 1, a.shape).astype(dtype),
+        numpy.random.uniform(-1, 1, b.shape).astype(dtype),
+    )
+    gradient_check.check_double_backward(
+        func, (a, b), gy, ggx, dtype=numpy.float64, **tol
+    )
+
+
+def test_matmul_weight_gradient_through_transpose_is_c_ordered():
+    w = chainer.Parameter(numpy.ones((3, 4), numpy.float32))
+    x = chainer.Variable(numpy.ones((2, 4), numpy.float32))
+    y = x @ w.T
+    y.grad = numpy.ones((2, 3), numpy.float32)
+    y.backward()
+    assert w.grad.flags.c_contiguous
+    numpy.testing.assert_array_equal(w.grad, numpy.full((3, 4), 2.0))

@@ -389,12 +389,29 @@ class MatMul(function_node.FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                g = matmul(gy2, _swap_last(b2))
+                if _is_transposed_matrix(a):
+                    g = _swap_last(matmul(b2, _swap_last(gy2)))
+                else:
+                    g = matmul(gy2, _swap_last(b2))
                 ret.append(array_ops.reshape(_sum_to(g, _batched(g, a2)), a.shape))
             else:
-                g = matmul(_swap_last(a2), gy2)
+                if _is_transposed_matrix(b):
+                    g = _swap_last(matmul(_swap_last(gy2), a2))
+                else:
+                    g = matmul(_swap_last(a2), gy2)
                 ret.append(array_ops.reshape(_sum_to(g, _batched(g, b2)), b.shape))
         return tuple(ret)
+
+
+def _is_transposed_matrix(x):
+    """Whether ``x`` is a 2-d F-ordered array, such as ``W.T`` of a C array.
+
+    Its gradient is then computed as the transpose of a C-ordered product, so
+    that the gradient flowing back through the transpose to ``W`` is
+    C-ordered again (no copy, fast optimizer updates).
+    """
+    flags = x.array.flags
+    return x.ndim == 2 and flags.f_contiguous and not flags.c_contiguous
 
 
 def _swap_last(x):
