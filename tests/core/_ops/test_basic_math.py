@@ -583,10 +583,21 @@ def test_dtype_mismatch(opname):
 
 
 @pytest.mark.parametrize("opname", sorted(ALL_OPS))
-def test_dtype_mismatch_with_array_operand(opname):
+def test_array_operand_takes_variable_dtype(opname):
+    # As in Chainer, a plain array operand is cast to the Variable's dtype
+    # (seed 000's DCGAN adds float64 noise to float32 activations).
+    a = chainer.Variable(numpy.full(3, 2.0, numpy.float16))
+    b = numpy.full(3, 3.0, numpy.float64)
+    for y in (ALL_OPS[opname](a, b), ALL_OPS[opname](b, a)):
+        assert y.dtype == numpy.float16
+
+
+@pytest.mark.parametrize("opname", sorted(ALL_OPS))
+def test_dtype_mismatch_between_variables(opname):
     a = chainer.Variable(numpy.ones(3, numpy.float16))
+    b = chainer.Variable(numpy.ones(3, numpy.float64))
     with pytest.raises(type_check.InvalidType, match="float16 != float64"):
-        ALL_OPS[opname](a, numpy.ones(3, numpy.float64))
+        ALL_OPS[opname](a, b)
 
 
 @pytest.mark.parametrize("opname", sorted(ALL_OPS))

@@ -207,6 +207,10 @@ def _backend_class(name: str):
 
 
 def _device_from_string(spec: str) -> Device:
+    stripped = spec.strip()
+    if stripped.lstrip("-").isdigit():
+        # Chainer's examples pass --device '-1' / '0' strings straight through.
+        return get_device(int(stripped))
     if not spec.startswith("@"):
         raise ValueError(
             f"invalid device specifier {spec!r}: expected '@numpy', '@cupy:N' "

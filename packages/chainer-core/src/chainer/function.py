@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import weakref
 
@@ -127,6 +128,8 @@ class Function:
 
     def __call__(self, *inputs):
         node = FunctionAdapter(self)
+        # Shared dict: hooks added later still see this call's backward.
+        node._local_function_hooks = self.local_function_hooks
         ret = node.apply(inputs)
         # The graph (output nodes) keeps the adapter alive; holding it weakly
         # avoids a function <-> node reference cycle.
@@ -185,25 +188,39 @@ class Function:
 
     @property
     def local_function_hooks(self):
-        """Ordered dict of hooks registered on this function."""
-        node = self.node
-        if node is None:
-            raise RuntimeError("add hooks after calling the function")
-        return node.local_function_hooks
+        """Ordered dict of hooks registered on this function (all its calls)."""
+        hooks = self.__dict__.get("_local_hooks")
+        if hooks is None:
+            hooks = self._local_hooks = collections.OrderedDict()
+        return hooks
 
     def add_hook(self, hook, name=None):
-        """Registers a hook on the node of the last call."""
-        node = self.node
-        if node is None:
-            raise RuntimeError("add hooks after calling the function")
-        node.add_hook(hook, name)
+        """Registers a function hook on this function.
+
+        The hook observes every later call of the function (forward and
+        backward).
+
+        Args:
+            hook (~chainer.FunctionHook): The hook.
+            name (str): Name of the hook (default: ``hook.name``).
+        """
+        if not isinstance(hook, function_hook.FunctionHook):
+            raise TypeError("Hook must be of type FunctionHook")
+        if name is None:
+            name = hook.name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError(f"Hook {name} already exists")
+        hooks[name] = hook
+        hook.added(self)
 
     def delete_hook(self, name):
-        """Unregisters a hook from the node of the last call."""
-        node = self.node
-        if node is None:
-            raise RuntimeError("the function has not been called")
-        node.delete_hook(name)
+        """Unregisters the function hook named ``name``."""
+        hooks = self.local_function_hooks
+        if name not in hooks:
+            raise KeyError(f"Hook {name} does not exist")
+        hooks[name].deleted(self)
+        del hooks[name]
 
     def check_type_forward(self, in_types):
         """Checks input types (no-op by default)."""

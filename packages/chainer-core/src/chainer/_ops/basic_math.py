@@ -443,11 +443,16 @@ def _const(x, value):
     return x._data.dtype.type(value)
 
 
+def _array_operand(x, value):
+    # As in Chainer, an array operand takes the variable's dtype.
+    return _Variable._make(value.astype(x._data.dtype, copy=False), False)
+
+
 def _other(x, value, opname):
     if isinstance(value, _Variable):
         return value
     if variable._is_array(value):
-        return _Variable._make(value, False)
+        return _array_operand(x, value)
     raise TypeError(
         f"unsupported operand type for {opname}: Variable and {type(value).__name__}"
         " (a Variable, an array or a scalar is expected)"
@@ -514,7 +519,7 @@ def _make_binary(var_op, const_op, opname, reverse_var_op=None, reverse_const_op
         if type(other) in _FAST_SCALARS or _is_scalar(other):
             return const_op(_const(self, other)).apply((self,))[0]
         if variable._is_array(other):
-            return var_op().apply((self, _Variable._make(other, False)))[0]
+            return var_op().apply((self, _array_operand(self, other)))[0]
         return NotImplemented
 
     def reverse_op(self, other):
@@ -523,7 +528,7 @@ def _make_binary(var_op, const_op, opname, reverse_var_op=None, reverse_const_op
         if type(other) in _FAST_SCALARS or _is_scalar(other):
             return reverse_const_op(_const(self, other)).apply((self,))[0]
         if variable._is_array(other):
-            return var_op().apply((_Variable._make(other, False), self))[0]
+            return var_op().apply((_array_operand(self, other), self))[0]
         return NotImplemented
 
     return forward_op, reverse_op
