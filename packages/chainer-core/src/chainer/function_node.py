@@ -124,10 +124,11 @@ class FunctionNode:
         input_vars = []
         in_data = []
         requires_grad = False
+        foreign = False  # any input that is not a plain NumPy array
         for x in inputs:
             if isinstance(x, _Variable):
                 input_vars.append(x)
-                in_data.append(x._data)
+                data = x._data
                 if x._requires_grad:
                     requires_grad = True
             else:
@@ -135,9 +136,13 @@ class FunctionNode:
                     raise TypeError(f"{self.label}: input must not be None")
                 v = variable_module.as_variable(x)
                 input_vars.append(v)
-                in_data.append(v._data)
+                data = v._data
+            if type(data) is not _ndarray:
+                foreign = True
+            in_data.append(data)
         in_data = tuple(in_data)
-        self._check_devices(in_data)
+        if foreign:
+            self._check_devices(in_data)
 
         # Read the three flags straight from the thread-local dict with the
         # global values as fallback: this runs for every op.
