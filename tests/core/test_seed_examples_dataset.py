@@ -21,7 +21,8 @@ class Squares(dataset.DatasetMixin):
         return len(self.values)
 
     def get_example(self, i):
-        return self.values[i] ** 2, np.int32(i % 2)
+        # value * value, not value ** 2: NumPy 1.x promotes float32 ** int to float64
+        return self.values[i] * self.values[i], np.int32(i % 2)
 
 
 def test_dataset_mixin_indexing_and_slicing():
