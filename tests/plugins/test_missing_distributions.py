@@ -24,7 +24,23 @@ from chainer import _namespace
 _namespace.install()
 
 
+from importlib import metadata
+
+_hidden_distributions = set()
+_real_version = metadata.version
+
+
+def _version(distribution):
+    if distribution in _hidden_distributions:
+        raise metadata.PackageNotFoundError(distribution)
+    return _real_version(distribution)
+
+
+metadata.version = _version
+
+
 def hide(name):
+    _hidden_distributions.add(_namespace._PROVIDERS[name])
     if name.startswith("chainer."):
         chainer.__path__[:] = [os.path.dirname(chainer.__file__)]
         return True
@@ -198,3 +214,18 @@ def test_import_chainer_installs_the_finder_once():
         prelude="",
     )
     assert lines == ["1 True"]
+
+
+def test_installed_distribution_without_the_module_says_upgrade():
+    lines = _run(
+        """
+        chainer.__path__[:] = [os.path.dirname(chainer.__file__)]
+        metadata.version = lambda name: "0.0.1"
+        try:
+            import chainer.functions
+        except ModuleNotFoundError as exc:
+            print("installed chainer-links 0.0.1 does not provide it" in str(exc))
+            print("pip install --upgrade chainer-links" in str(exc))
+        """
+    )
+    assert lines == ["True", "True"]

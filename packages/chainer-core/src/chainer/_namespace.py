@@ -79,11 +79,27 @@ class _MissingDistributionFinder:
         # raises a vaguer "cannot import name" instead; leaving ``name`` unset
         # there lets this message reach the user.
         raise ModuleNotFoundError(
-            f"No module named {fullname!r}: it is provided by the distribution "
-            f"{distribution!r}, which is not installed. Install it with: "
-            f"pip install {distribution}",
+            _message(fullname, distribution),
             name=None if from_fromlist else fullname,
         )
+
+
+def _message(fullname: str, distribution: str) -> str:
+    from importlib import metadata
+
+    try:
+        version = metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return (
+            f"No module named {fullname!r}: it is provided by the distribution "
+            f"{distribution!r}, which is not installed. Install it with: "
+            f"pip install {distribution}"
+        )
+    return (
+        f"No module named {fullname!r}: the installed {distribution} {version} "
+        "does not provide it yet; upgrade it with: "
+        f"pip install --upgrade {distribution}"
+    )
 
 
 def install() -> None:
