@@ -397,9 +397,27 @@ def test_cast_accepts_dtype_names():
     assert _ops.cast(x, numpy.dtype("float64")).dtype == numpy.float64
 
 
-def test_cast_to_same_dtype_returns_input_variable():
+def test_cast_to_same_dtype():
+    # As in Chainer: a new graph node while backprop is on, the input itself
+    # when it is off.
     x = chainer.Variable(numpy.ones(3, numpy.float32))
-    assert _ops.cast(x, numpy.float32) is x
+    y = _ops.cast(x, numpy.float32)
+    assert y is not x
+    assert y.creator is not None
+    assert y.array is x.array
+    with chainer.no_backprop_mode():
+        assert _ops.cast(x, numpy.float32) is x
+
+
+def test_cast_needs_float_input():
+    with pytest.raises(type_check.InvalidType):
+        _ops.cast(numpy.ones(3, numpy.int32), numpy.float32)
+
+
+def test_get_item_list_with_slices_is_a_tuple():
+    x = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    y = _ops.get_item(x, [0, slice(1, 3)])
+    numpy.testing.assert_array_equal(y.array, x[0, 1:3])
 
 
 def test_cast_bad_dtype():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy
 
 from chainer import backend
+from chainer import configuration
 from chainer import function_node
 from chainer import variable
 from chainer.utils import type_check
@@ -130,17 +131,18 @@ class BroadcastTo(function_node.FunctionNode):
         (x_type,) = in_types
         ndim = type_check.make_variable(len(self._shape), "len(shape)")
         type_check.expect(x_type.ndim <= ndim)
+        shape = tuple(type_check.eval(x_type.shape))
+        lead = len(self._shape) - len(shape)
+        for i, size in enumerate(shape):
+            if size != 1 and size != self._shape[lead + i]:
+                raise type_check.InvalidType(
+                    f"x.shape broadcastable to {self._shape}", f"x.shape={shape}"
+                )
 
     def forward(self, inputs):
         (x,) = inputs
         xp = backend.get_array_module(x)
-        try:
-            return (xp.broadcast_to(x, self._shape),)
-        except ValueError:
-            raise type_check.InvalidType(
-                f"x.shape broadcastable to {self._shape}",
-                f"x.shape={x.shape}",
-            ) from None
+        return (xp.broadcast_to(x, self._shape),)
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
@@ -223,7 +225,12 @@ def _normalize_slices(slices):
     if isinstance(slices, variable.Variable):
         return slices._data
     if isinstance(slices, list):
-        return numpy.asarray(slices) if slices else numpy.empty(0, numpy.intp)
+        if not slices:
+            return numpy.empty(0, numpy.intp)
+        if any(s is None or s is Ellipsis or isinstance(s, slice) for s in slices):
+            # As in Chainer, a list holding slices, None or Ellipsis is a tuple.
+            return tuple(_normalize_slices(s) for s in slices)
+        return numpy.asarray(slices)
     if isinstance(slices, tuple):
         return tuple(_normalize_slices(s) for s in slices)
     return slices
@@ -308,6 +315,7 @@ class Cast(function_node.FunctionNode):
 
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 1)
+        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         (x,) = inputs
@@ -330,7 +338,7 @@ def cast(x, typ):
     """
     typ = numpy.dtype(typ)
     data = x._data if isinstance(x, variable.Variable) else x
-    if data.dtype == typ:
+    if data.dtype == typ and not configuration.config.enable_backprop:
         return variable.as_variable(x)
     (y,) = Cast(typ).apply((x,))
     return y

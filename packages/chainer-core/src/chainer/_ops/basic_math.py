@@ -460,17 +460,38 @@ def _other(x, value, opname):
 
 
 def neg(x):
-    """Elementwise negation, ``-x``."""
+    """Elementwise negation, ``-x``.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input.
+
+    Returns:
+        ~chainer.Variable: ``-x``, same shape and dtype.
+    """
     return Neg().apply((x,))[0]
 
 
 def absolute(x):
-    """Elementwise absolute value, ``abs(x)``."""
+    """Elementwise absolute value, ``abs(x)``.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Float input.
+
+    Returns:
+        ~chainer.Variable: ``|x|``, same shape and dtype.
+    """
     return Absolute().apply((x,))[0]
 
 
 def log(x):
-    """Elementwise natural logarithm."""
+    """Elementwise natural logarithm.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Float input.
+
+    Returns:
+        ~chainer.Variable: ``log(x)``, same shape and dtype.
+    """
     return Log().apply((x,))[0]
 
 
