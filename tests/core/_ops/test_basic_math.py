@@ -570,9 +570,21 @@ def test_add_without_inputs():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("opname", [*sorted(ALL_OPS), "matmul"])
+def test_matmul_promotes_mixed_float_dtypes():
+    # As in Chainer 7, matmul promotes; each gradient keeps its operand's dtype.
+    a = chainer.Variable(numpy.ones((2, 2), numpy.float32))
+    b = chainer.Variable(numpy.ones((2, 2), numpy.float64))
+    y = a @ b
+    assert y.dtype == numpy.float64
+    y.grad = numpy.ones((2, 2))
+    y.backward()
+    assert a.grad.dtype == numpy.float32
+    assert b.grad.dtype == numpy.float64
+
+
+@pytest.mark.parametrize("opname", sorted(ALL_OPS))
 def test_dtype_mismatch(opname):
-    op = operator.matmul if opname == "matmul" else ALL_OPS[opname]
+    op = ALL_OPS[opname]
     a = chainer.Variable(numpy.ones((2, 2), numpy.float32))
     b = chainer.Variable(numpy.ones((2, 2), numpy.float64))
     with pytest.raises(type_check.InvalidType) as info:

@@ -340,7 +340,11 @@ class Log(function_node.FunctionNode):
 
 
 class MatMul(function_node.FunctionNode):
-    """Matrix product with NumPy's ``matmul`` semantics (batched, 1-d)."""
+    """Matrix product with NumPy's ``matmul`` semantics (batched, 1-d).
+
+    Float operands of different dtypes are promoted as in NumPy (and
+    Chainer); each gradient is cast back to its operand's dtype.
+    """
 
     @property
     def label(self):
@@ -351,7 +355,7 @@ class MatMul(function_node.FunctionNode):
         a, b = in_types
         type_check.expect(
             a.dtype.kind == "f",
-            a.dtype == b.dtype,
+            b.dtype.kind == "f",
             a.ndim >= 1,
             b.ndim >= 1,
         )
@@ -393,13 +397,15 @@ class MatMul(function_node.FunctionNode):
                     g = _swap_last(matmul(b2, _swap_last(gy2)))
                 else:
                     g = matmul(gy2, _swap_last(b2))
-                ret.append(array_ops.reshape(_sum_to(g, _batched(g, a2)), a.shape))
+                g = array_ops.cast(_sum_to(g, _batched(g, a2)), a.dtype)
+                ret.append(array_ops.reshape(g, a.shape))
             else:
                 if _is_transposed_matrix(b):
                     g = _swap_last(matmul(_swap_last(gy2), a2))
                 else:
                     g = matmul(_swap_last(a2), gy2)
-                ret.append(array_ops.reshape(_sum_to(g, _batched(g, b2)), b.shape))
+                g = array_ops.cast(_sum_to(g, _batched(g, b2)), b.dtype)
+                ret.append(array_ops.reshape(g, b.shape))
         return tuple(ret)
 
 

@@ -17,7 +17,9 @@ def _normalize_axis(axis, ndim):
     out = []
     for a in axis:
         if not -ndim <= a < ndim:
-            raise ValueError(f"axis {a} is out of bounds for an array of {ndim} dims")
+            raise type_check.InvalidType(
+                f"-x.ndim <= axis < x.ndim (x.ndim = {ndim})", f"axis = {a}"
+            )
         out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"duplicate value in axis: {axis}")
@@ -92,6 +94,8 @@ def average(x, axis=None, weights=None, keepdims=False):
                 n *= data.shape[a]
         s = sum(x, axes, keepdims)
         return basic_math.mul_constant(s, s._data.dtype.type(1.0 / max(n, 1)))
+    if isinstance(axis, tuple):
+        raise ValueError("tuple axis is not supported when weights is given")
     w = variable.as_variable(weights)
     if axes is not None and len(axes) == 1 and w.ndim == 1:
         if w.shape[0] != data.shape[axes[0]]:

@@ -150,3 +150,12 @@ class WalkerAlias:
         index = pb.astype(numpy.int32)
         left_right = (self.threshold[index] < (pb - index)).astype(numpy.int32)
         return self.values[index] * left_right + index * (1 - left_right)
+
+
+def __getattr__(name):
+    # Submodules imported on first use keep ``import chainer`` light.
+    if name in ("CooMatrix", "to_coo"):
+        from chainer.utils import sparse
+
+        return getattr(sparse, name)
+    raise AttributeError(f"module 'chainer.utils' has no attribute {name!r}")
