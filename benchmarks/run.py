@@ -56,6 +56,11 @@ WORKLOADS = {
         ["--repeats", "3"],
         ["--repeats", "2"],
     ),
+    "catalogue_ops": (
+        {"chainer": "catalogue_ops.py"},
+        ["--repeats", "11"],
+        ["--repeats", "5", "--calls", "100"],
+    ),
 }
 
 # Workload -> rows of (label, result key, floor key).
@@ -78,6 +83,15 @@ ROWS = {
     "import_time": [
         ("`import chainer`, s", "import_chainer_s", "import_numpy_s"),
     ],
+    "catalogue_ops": [
+        ("F.relu, fwd+bwd, µs/call", "relu_total_us", "relu_numpy_us"),
+        ("F.sum, fwd+bwd, µs/call", "sum_total_us", "sum_numpy_us"),
+        (
+            "F.softmax_cross_entropy, fwd+bwd, µs/call",
+            "softmax_cross_entropy_total_us",
+            "softmax_cross_entropy_numpy_us",
+        ),
+    ],
 }
 
 FLOOR_NAMES = {
@@ -87,6 +101,9 @@ FLOOR_NAMES = {
     "gemm_floor_ms": "GEMMs in NumPy",
     "adam_floor_ms": "in-place Adam in NumPy",
     "import_numpy_s": "`import numpy`",
+    "relu_numpy_us": "NumPy forward only",
+    "sum_numpy_us": "NumPy forward only",
+    "softmax_cross_entropy_numpy_us": "NumPy forward only",
 }
 
 _PROBE = r"""

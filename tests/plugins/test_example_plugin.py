@@ -221,3 +221,39 @@ def test_misspelled_hook_in_explicit_plugin_fails(example):
     typo.register_extension = plugins.hookimpl(lambda: {"X": dict})
     with pytest.raises(pluggy.PluginValidationError, match="register_extensions"):
         plugins.register(typo, name="typo")
+
+
+def test_autoloaded_function_appears_in_the_catalogue():
+    # A user who only pip-installed the plugin finds its function at F.<name>.
+    pytest.importorskip("chainer.functions", reason="chainer-links is not installed")
+    out = _run(
+        """
+        import numpy
+        import chainer.functions as F
+
+        y = F.example_square(numpy.array([3.0], numpy.float32))
+        print(float(y.array[0]), "example_square" in dir(F))
+        """
+    )
+    assert out.split() == ["9.0", "True"]
+
+
+def test_plugin_claiming_a_catalogue_name_is_a_conflict():
+    pytest.importorskip("chainer.functions", reason="chainer-links is not installed")
+    out = _run(
+        """
+        import types
+        from chainer import plugins
+
+        shadow = types.ModuleType("shadow_relu")
+        shadow.register_functions = plugins.hookimpl(
+            lambda: {"relu": "numpy:maximum"}
+        )
+        try:
+            plugins.register(shadow, name="shadow")
+            plugins.get_function("relu")
+        except ValueError as exc:
+            print("relu" in str(exc), "chainer-links" in str(exc))
+        """
+    )
+    assert out.split() == ["True", "True"]

@@ -17,6 +17,8 @@ from types import FrameType
 _PROVIDERS = {
     "chainer.functions": "chainer-links",
     "chainer.links": "chainer-links",
+    "chainer.distributions": "chainer-links",
+    "chainer.distribution": "chainer-links",
     "chainer.training": "chainer-training",
     "chainer.iterators": "chainer-training",
     "chainer.datasets": "chainer-datasets",

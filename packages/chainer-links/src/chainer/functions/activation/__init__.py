@@ -1,0 +1,1 @@
+"""Activation functions of the catalogue (``chainer.functions.activation``)."""

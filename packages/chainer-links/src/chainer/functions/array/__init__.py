@@ -1,0 +1,1 @@
+"""Array functions of the catalogue (``chainer.functions.array``)."""

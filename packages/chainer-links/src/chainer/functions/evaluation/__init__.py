@@ -1,0 +1,1 @@
+"""Evaluation functions of the catalogue (``chainer.functions.evaluation``)."""

@@ -1,0 +1,67 @@
+from chainer import backend
+from chainer import function_node
+from chainer.utils import type_check
+
+
+class Accuracy(function_node.FunctionNode):
+    """Classification accuracy (not differentiable)."""
+
+    def __init__(self, ignore_label=None):
+        self.ignore_label = ignore_label
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 2)
+        type_check.argname(in_types, ("x", "t"))
+        x_type, t_type = in_types
+        type_check.expect(x_type.dtype.kind == "f")
+        type_check.expect(t_type.dtype.kind == "i")
+        t_ndim = type_check.eval(t_type.ndim)
+        type_check.expect(x_type.ndim >= t_type.ndim + 1)
+        type_check.expect(x_type.shape[0] == t_type.shape[0])
+        type_check.expect(x_type.shape[2 : t_ndim + 1] == t_type.shape[1:])
+        for i in range(t_ndim + 1, type_check.eval(x_type.ndim)):
+            type_check.expect(x_type.shape[i] == 1)
+
+    def forward(self, inputs):
+        y, t = inputs
+        xp = backend.get_array_module(y)
+        pred = y.argmax(axis=1).reshape(t.shape)
+        if self.ignore_label is None:
+            return (xp.asarray((pred == t).mean(), dtype=y.dtype),)
+        mask = t != self.ignore_label
+        total = int(mask.sum())
+        if total == 0:
+            return (xp.asarray(0.0, dtype=y.dtype),)
+        count = int(((pred == t) & mask).sum())
+        return (xp.asarray(count / total, dtype=y.dtype),)
+
+
+def accuracy(y, t, ignore_label=None):
+    """Computes the multiclass classification accuracy of a minibatch.
+
+    Args:
+        y (~chainer.Variable or :ref:`ndarray`): Float scores of shape
+            ``(N, K)`` or ``(N, K, d_1, ..., d_m)`` (trailing axes beyond
+            those of ``t`` must have length one); the prediction is the
+            argmax over axis 1.
+        t (~chainer.Variable or :ref:`ndarray`): Integer labels of shape
+            ``(N,)`` or ``(N, d_1, ..., d_m)``.
+        ignore_label (int or None): Instances labelled with this value are
+            excluded from the count; if all are, the accuracy is 0.
+
+    Returns:
+        ~chainer.Variable: A scalar (shape ``()``) of ``y``'s dtype.
+
+    .. note:: This function is not differentiable.
+
+    Example:
+        >>> import numpy as np
+        >>> y = np.array([[0.1, 0.7, 0.2], [8.0, 1.0, 2.0]], np.float32)
+        >>> t = np.array([1, 0], np.int32)
+        >>> float(accuracy(y, t).array)
+        1.0
+        >>> float(accuracy(y, np.array([1, 2], np.int32), ignore_label=2).array)
+        1.0
+    """
+    (acc,) = Accuracy(ignore_label).apply((y, t))
+    return acc

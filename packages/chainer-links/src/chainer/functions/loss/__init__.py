@@ -1,0 +1,1 @@
+"""Loss functions of the catalogue (``chainer.functions.loss``)."""

@@ -1,0 +1,303 @@
+import numpy
+
+import chainer
+from chainer import _ops
+from chainer import backend
+from chainer import function_node
+from chainer import variable
+from chainer.functions.activation import softmax
+from chainer.utils import type_check
+
+
+def _check_class_weight_option(class_weight):
+    if class_weight is None:
+        return
+    if isinstance(class_weight, variable.Variable):
+        raise ValueError(
+            "class_weight should be a numpy.ndarray or cupy.ndarray, "
+            "not a chainer.Variable"
+        )
+    if class_weight.ndim != 1:
+        raise ValueError("class_weight.ndim should be 1")
+    if class_weight.dtype.kind != "f":
+        raise ValueError("The dtype of class_weight should be 'f'")
+
+
+def _check_input_values(x, t, ignore_label):
+    if not (((t >= 0) & (t < x.shape[1])) | (t == ignore_label)).all():
+        raise ValueError(
+            "Each label `t` need to satisfy `0 <= t < x.shape[1] or "
+            f"t == {ignore_label}`"
+        )
+
+
+def _log_softmax(x, xp):
+    # Shifting by the maximum keeps exp from overflowing.
+    y = x - x.max(axis=1, keepdims=True)
+    y -= xp.log(xp.exp(y).sum(axis=1, keepdims=True))
+    return y
+
+
+def _expand(a, ndim):
+    # (N, d1, ...) -> (N, 1, d1, ...), which broadcasts against x.
+    return a.reshape((*a.shape[:1], 1, *a.shape[1:])) if ndim > 1 else a
+
+
+class SoftmaxCrossEntropy(function_node.FunctionNode):
+    """Softmax cross entropy over axis 1, with hard (int) or soft (float) targets."""
+
+    normalize = True
+    y = None
+    soft_target = False
+    eps = 1e-7
+    _coeff = None
+
+    def __init__(
+        self,
+        normalize=True,
+        cache_score=True,
+        class_weight=None,
+        ignore_label=-1,
+        reduce="mean",
+        soft_target_loss="cross-entropy",
+        enable_double_backprop=False,
+    ):
+        _check_class_weight_option(class_weight)
+        if reduce not in ("mean", "no"):
+            raise ValueError(
+                f"only 'mean' and 'no' are valid for 'reduce', but {reduce!r} is given"
+            )
+        if soft_target_loss not in ("cross-entropy", "kl-divergence"):
+            raise ValueError(
+                "soft_target_loss must be 'cross-entropy' or 'kl-divergence'."
+            )
+        self.normalize = normalize
+        self.cache_score = cache_score
+        self.class_weight = class_weight
+        self.ignore_label = ignore_label
+        self.reduce = reduce
+        self.soft_target_loss = soft_target_loss
+        self.enable_double_backprop = enable_double_backprop
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 2)
+        type_check.argname(in_types, ("x", "t"))
+        x_type, t_type = in_types
+        type_check.expect(x_type.dtype.kind == "f")
+        type_check.expect(x_type.ndim >= 2)
+        if type_check.eval(t_type.dtype.kind) == "i":
+            type_check.expect(t_type.ndim == x_type.ndim - 1)
+            type_check.expect(x_type.shape[0] == t_type.shape[0])
+            type_check.expect(x_type.shape[2:] == t_type.shape[1:])
+        else:
+            # A float t is a soft target: a distribution over axis 1 of x.
+            type_check.expect(t_type.dtype.kind == "f")
+            type_check.expect(x_type.shape == t_type.shape)
+        if self.class_weight is not None:
+            n_class = type_check.make_variable(
+                len(self.class_weight), "len(class_weight)"
+            )
+            type_check.expect(x_type.shape[1] == n_class)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x, t = inputs
+        xp = backend.get_array_module(x)
+        self.soft_target = t.dtype.kind == "f"
+        if chainer.is_debug() and not self.soft_target:
+            _check_input_values(x, t, self.ignore_label)
+        log_y = _log_softmax(x, xp)
+        if self.cache_score and not self.enable_double_backprop:
+            self.y = xp.exp(log_y)
+        if self.soft_target:
+            loss, count = self._soft_target_loss(xp, t, log_y)
+        else:
+            mask = t != self.ignore_label
+            tc = xp.where(mask, t, 0)
+            if x.ndim == 2:
+                # Plain fancy indexing is much cheaper than take_along_axis.
+                log_p = log_y[xp.arange(len(tc)), tc]
+            else:
+                log_p = xp.take_along_axis(log_y, _expand(tc, x.ndim), axis=1)
+                log_p = log_p.reshape(t.shape)
+            loss = log_p * -self._instance_weight(xp, t, x.dtype)
+            count = int(mask.sum()) if self.normalize else len(x)
+        if self.reduce == "no":
+            return (loss,)
+        self._coeff = 1.0 / max(count, 1)
+        # float16 sums are accumulated in float32 to avoid overflow.
+        acc = numpy.float32 if x.dtype == numpy.float16 else x.dtype
+        return (xp.asarray(loss.sum(dtype=acc) * self._coeff, dtype=x.dtype),)
+
+    def _weighted_target(self, t, dtype):
+        t = t.astype(dtype, copy=False)
+        if self.class_weight is None:
+            return t
+        w = self.class_weight.astype(dtype, copy=False)
+        return t * w.reshape((1, len(w)) + (1,) * (t.ndim - 2))
+
+    def _instance_weight(self, xp, t, dtype):
+        # 0 for ignored labels, else 1 or the class weight of the label.
+        mask = t != self.ignore_label
+        if self.class_weight is None:
+            return mask.astype(dtype)
+        w = self.class_weight.astype(dtype, copy=False)[xp.where(mask, t, 0)]
+        return w * mask
+
+    def _soft_target_loss(self, xp, t, log_y):
+        # Soft targets are averaged over all instances whatever `normalize`.
+        dtype = log_y.dtype
+        terms = self._weighted_target(t, dtype)
+        if self.soft_target_loss == "kl-divergence":
+            t = t.astype(dtype, copy=False)
+            terms = terms * (xp.log(t + dtype.type(self.eps)) - log_y)
+        else:
+            terms = terms * -log_y
+        loss = terms.sum(axis=1)
+        return loss, loss.size
+
+    def _target_and_scale(self, xp, t, dtype, ndim, k):
+        # dloss/dx = (softmax(x) * s - target) * scale for the unreduced loss.
+        if self.soft_target:
+            target = self._weighted_target(t, dtype)
+            return target.sum(axis=1, keepdims=True), target, None
+        labels = xp.arange(k).reshape((1, k) + (1,) * (ndim - 2))
+        onehot = (labels == _expand(t, ndim)).astype(dtype)
+        return None, onehot, _expand(self._instance_weight(xp, t, dtype), ndim)
+
+    def backward(self, indexes, grad_outputs):
+        x, t = self.get_retained_inputs()
+        (gy,) = grad_outputs
+        if self.enable_double_backprop:
+            return self._double_backprop_grad(x, t.array, gy), None
+        y = self.y
+        if y is None:
+            xp = backend.get_array_module(x.array)
+            y = xp.exp(_log_softmax(x.array, xp))
+        # x is an input of the gradient node only so that an attempt to
+        # differentiate the gradient reaches it (and is refused).
+        grad = _SoftmaxCrossEntropyGradNoDoubleBackprop(self, y, t.array)
+        return grad.apply((x, gy))[0], None
+
+    def _gx_array(self, y, t, gy):
+        xp = backend.get_array_module(y)
+        if y.ndim == 2 and not self.soft_target:
+            # The common case, without a one-hot array.
+            gx = y.copy()
+            gx[xp.arange(len(t)), xp.where(t != self.ignore_label, t, 0)] -= 1
+            gx *= self._instance_weight(xp, t, y.dtype)[:, None]
+        else:
+            s, target, scale = self._target_and_scale(
+                xp, t, y.dtype, y.ndim, y.shape[1]
+            )
+            gx = y - target if s is None else y * s - target
+            if scale is not None:
+                gx *= scale
+        if self.reduce == "mean":
+            gx *= gy * y.dtype.type(self._coeff)
+        else:
+            gx *= _expand(gy, y.ndim)
+        return gx
+
+    def _double_backprop_grad(self, x, t, gy):
+        xp = backend.get_array_module(t)
+        s, target, scale = self._target_and_scale(xp, t, x.dtype, x.ndim, x.shape[1])
+        y = softmax.softmax(x, axis=1)
+        gx = y - target if s is None else y * s - target
+        if scale is not None:
+            gx = gx * scale
+        if self.reduce == "mean":
+            return gx * (gy * self._coeff)
+        return gx * _ops.reshape(gy, _expand(gy.array, x.ndim).shape)
+
+
+class _SoftmaxCrossEntropyGradNoDoubleBackprop(function_node.FunctionNode):
+    """Gradient of SoftmaxCrossEntropy from the cached softmax; not differentiable."""
+
+    def __init__(self, func, y, t):
+        self._func = func
+        self._y = y
+        self._t = t
+
+    def forward(self, inputs):
+        _, gy = inputs
+        return (self._func._gx_array(self._y, self._t, gy),)
+
+    def backward(self, indexes, grad_outputs):
+        raise RuntimeError(
+            "F.softmax_cross_entropy was called with "
+            "'enable_double_backprop=False' argument, but double-backprop is "
+            "actually being performed. Please specify "
+            "'enable_double_backprop=True' explicitly."
+        )
+
+
+def softmax_cross_entropy(
+    x,
+    t,
+    normalize=True,
+    cache_score=True,
+    class_weight=None,
+    ignore_label=-1,
+    reduce="mean",
+    enable_double_backprop=False,
+    soft_target_loss="cross-entropy",
+):
+    """Computes cross entropy loss for pre-softmax activations.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Float unnormalized log
+            probabilities of shape ``(N, K)``, or ``(N, K, d_1, ..., d_m)``
+            for a cross entropy of the softmax over axis 1 at each position.
+        t (~chainer.Variable or :ref:`ndarray`): Either integer labels of
+            shape ``(N,)`` or ``(N, d_1, ..., d_m)``, each in ``[0, K)`` or
+            equal to ``ignore_label`` (that instance is ignored); or a float
+            soft target of the shape of ``x``, a distribution over axis 1.
+        normalize (bool): With ``reduce='mean'`` and integer labels, average
+            over the non-ignored instances if ``True``, or divide by the
+            batch size ``N`` if ``False``. Soft targets always average over
+            all instances.
+        cache_score (bool): Keep the softmax computed in forward for backward
+            (faster, more memory).
+        class_weight (:ref:`ndarray`): Constant float weights of shape
+            ``(K,)``; ``class_weight[i]`` multiplies the log-softmax output
+            ``y[:, i]`` before the loss is taken.
+        ignore_label (int): Label value of instances to ignore.
+        reduce (str): ``'mean'`` returns the scalar average; ``'no'`` the
+            loss of each instance, of shape ``t.shape`` (integer labels) or
+            ``x.shape`` without axis 1 (soft targets).
+        enable_double_backprop (bool): Make the gradient itself
+            differentiable. Without it, backward uses a cached softmax and
+            differentiating the gradient raises ``RuntimeError``.
+        soft_target_loss (str): ``'cross-entropy'`` or ``'kl-divergence'``
+            (the cross entropy minus the entropy of ``t``); used with soft
+            targets only.
+
+    Returns:
+        ~chainer.Variable: The loss, of ``x``'s dtype.
+
+    .. note:: This function is differentiable only by ``x``.
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.array([[-1, 0, 1, 2], [2, 0, 1, -1]], np.float32)
+        >>> t = np.array([3, 0], np.int32)
+        >>> y = softmax_cross_entropy(x, t)
+        >>> round(float(y.array), 4)
+        0.4402
+        >>> softmax_cross_entropy(x, t, reduce='no').array.round(4)
+        array([0.4402, 0.4402], dtype=float32)
+        >>> round(float(softmax_cross_entropy(x, np.array([3, -1], np.int32)).array), 4)
+        0.4402
+    """
+    func = SoftmaxCrossEntropy(
+        normalize,
+        cache_score,
+        class_weight,
+        ignore_label,
+        reduce,
+        soft_target_loss,
+        enable_double_backprop,
+    )
+    (loss,) = func.apply((x, t))
+    return loss

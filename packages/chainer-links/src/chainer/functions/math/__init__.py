@@ -1,0 +1,1 @@
+"""Math functions of the catalogue (``chainer.functions.math``)."""

@@ -1,0 +1,69 @@
+"""Basic arithmetic (``absolute``, ``add``) shared with Variable's operators.
+
+The nodes are core primitives: ``Variable``'s operators (``+``, ``-``, ``*``,
+``/``, ``**``, ``abs``...) use the same classes, re-exported here under
+Chainer's module path.
+"""
+
+from chainer import _ops
+from chainer._ops.basic_math import Absolute
+from chainer._ops.basic_math import Add
+from chainer._ops.basic_math import AddConstant
+from chainer._ops.basic_math import Div
+from chainer._ops.basic_math import DivFromConstant
+from chainer._ops.basic_math import Mul
+from chainer._ops.basic_math import MulConstant
+from chainer._ops.basic_math import Neg
+from chainer._ops.basic_math import PowConstVar
+from chainer._ops.basic_math import PowVarConst
+from chainer._ops.basic_math import PowVarVar
+from chainer._ops.basic_math import Sub
+from chainer._ops.basic_math import SubFromConstant
+
+__all__ = [
+    "Absolute",
+    "Add",
+    "AddConstant",
+    "Div",
+    "DivFromConstant",
+    "Mul",
+    "MulConstant",
+    "Neg",
+    "PowConstVar",
+    "PowVarConst",
+    "PowVarVar",
+    "Sub",
+    "SubFromConstant",
+    "absolute",
+    "add",
+]
+
+
+def absolute(self):
+    """Elementwise absolute value, ``abs(x)``.
+
+    .. math:: y_i = |x_i|
+
+    Args:
+        self (~chainer.Variable or :ref:`ndarray`): Float array of any shape.
+
+    Returns:
+        ~chainer.Variable: Same shape and dtype as the input.
+    """
+    return Absolute().apply((self,))[0]
+
+
+def add(*xs):
+    """Elementwise sum of the inputs, broadcasting like NumPy.
+
+    .. math:: y_i = x_{1,i} + x_{2,i} + \\cdots
+
+    Args:
+        *xs (~chainer.Variable or :ref:`ndarray`): Operands of one dtype whose
+            shapes broadcast together; a single operand is returned as a
+            variable.
+
+    Returns:
+        ~chainer.Variable: The sum, of the broadcast shape.
+    """
+    return _ops.add(*xs)

@@ -1,0 +1,1 @@
+"""Noise functions of the catalogue (``chainer.functions.noise``)."""

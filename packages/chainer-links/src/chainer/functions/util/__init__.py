@@ -1,0 +1,1 @@
+"""Util functions of the catalogue (``chainer.functions.util``)."""

@@ -1,0 +1,57 @@
+import numpy
+import pytest
+
+from chainer import functions
+from chainer import testing
+from chainer.utils import type_check
+
+_FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "shapes": [
+                [(2, 3), (1, 3), (4, 3)],
+                [(3,), (3,)],
+                [(), (), ()],
+                [(2, 3, 4), (1, 3, 4)],
+                [(2, 3)],
+                [(3,)],
+            ],
+            "dtype": _FLOATS,
+        }
+    )
+)
+@testing.inject_backend_tests(None, [{}])
+class TestVstack(testing.FunctionTestCase):
+    def generate_inputs(self):
+        return tuple(
+            numpy.random.uniform(-1, 1, s).astype(self.dtype) for s in self.shapes
+        )
+
+    def forward(self, inputs, device):
+        return (functions.vstack(list(inputs)),)
+
+    def forward_expected(self, inputs):
+        return (numpy.vstack(inputs),)
+
+
+@pytest.mark.parametrize(
+    ("shapes", "dtypes"),
+    [
+        ([(2, 3), (2, 4)], ["f", "f"]),
+        ([(3,), (4,)], ["f", "f"]),
+        ([(2, 3), (3,)], ["f", "f"]),
+        ([(2, 3), (2, 3)], ["f", "d"]),
+    ],
+)
+def test_invalid(shapes, dtypes):
+    xs = [numpy.zeros(s, d) for s, d in zip(shapes, dtypes, strict=True)]
+    with pytest.raises(type_check.InvalidType):
+        functions.vstack(xs)
+
+
+def test_no_input():
+    with pytest.raises(type_check.InvalidType):
+        functions.vstack([])

@@ -1,0 +1,254 @@
+import numpy
+import pytest
+
+import chainer
+from chainer import testing
+from chainer.functions.loss import softmax_cross_entropy as sce
+from chainer.utils import type_check
+
+
+def _log_softmax(x):
+    x = x.astype(numpy.float64)
+    m = x.max(axis=1, keepdims=True)
+    return x - m - numpy.log(numpy.exp(x - m).sum(axis=1, keepdims=True))
+
+
+def _expected_hard(x, t, normalize, class_weight, ignore_label, reduce):
+    log_y = numpy.moveaxis(_log_softmax(x), 1, -1).reshape(-1, x.shape[1])
+    labels = t.ravel()
+    loss = numpy.zeros(len(labels))
+    for i, label in enumerate(labels):
+        if label == ignore_label:
+            continue
+        w = 1.0 if class_weight is None else class_weight[label]
+        loss[i] = -w * log_y[i, label]
+    if reduce == "no":
+        return loss.reshape(t.shape)
+    count = (labels != ignore_label).sum() if normalize else len(x)
+    return loss.sum() / max(count, 1)
+
+
+def _expected_soft(x, t, class_weight, reduce, soft_target_loss):
+    log_y = _log_softmax(x)
+    t = t.astype(numpy.float64)
+    w = t
+    if class_weight is not None:
+        w = t * class_weight.reshape((1, -1) + (1,) * (x.ndim - 2))
+    if soft_target_loss == "kl-divergence":
+        loss = (w * (numpy.log(t + 1e-7) - log_y)).sum(axis=1)
+    else:
+        loss = -(w * log_y).sum(axis=1)
+    return loss if reduce == "no" else loss.mean()
+
+
+_OPTIONS = [
+    {"normalize": True, "ignore": False, "weighted": False, "double": False},
+    {"normalize": False, "ignore": True, "weighted": True, "double": True},
+    {"normalize": True, "ignore": True, "weighted": False, "double": True},
+    {"normalize": True, "ignore": False, "weighted": True, "double": False},
+    {"normalize": False, "ignore": False, "weighted": False, "double": True},
+]
+
+
+class _Tolerances:
+    def setUp(self):
+        self.check_backward_options = {"atol": 1e-4, "rtol": 1e-3}
+        self.check_double_backward_options = {"atol": 1e-3, "rtol": 1e-3}
+        if self.dtype == numpy.float16:
+            self.check_forward_options = {"atol": 1e-2, "rtol": 1e-2}
+            self.check_backward_options = {"atol": 5e-2, "rtol": 5e-2}
+            self.check_double_backward_options = {"atol": 5e-2, "rtol": 5e-2}
+        if not self.double:
+            self.skip_double_backward_test = True
+
+
+@testing.parameterize(
+    *[
+        dict(p, **o)
+        for p in testing.product(
+            {
+                "shape": [(4, 3), (3, 4, 2)],
+                "reduce": ["mean", "no"],
+                "dtype": [numpy.float16, numpy.float32, numpy.float64],
+            }
+        )
+        for o in _OPTIONS
+    ]
+)
+@testing.inject_backend_tests(None, [{}, {"use_cuda": True}])
+class TestSoftmaxCrossEntropy(_Tolerances, testing.FunctionTestCase):
+    def generate_inputs(self):
+        n, k = self.shape[:2]
+        x = numpy.random.uniform(-2, 2, self.shape).astype(self.dtype)
+        t_shape = (n, *self.shape[2:])
+        t = numpy.random.randint(0, k, t_shape).astype(numpy.int32)
+        if self.ignore:
+            t.ravel()[::2] = -1
+        return x, t
+
+    def _class_weight(self):
+        if not self.weighted:
+            return None
+        return numpy.linspace(0.5, 2.0, self.shape[1]).astype(self.dtype)
+
+    def forward(self, inputs, device):
+        x, t = inputs
+        cw = self._class_weight()
+        if cw is not None:
+            cw = device.send(cw)
+        loss = sce.softmax_cross_entropy(
+            x,
+            t,
+            normalize=self.normalize,
+            class_weight=cw,
+            reduce=self.reduce,
+            enable_double_backprop=self.double,
+        )
+        return (loss,)
+
+    def forward_expected(self, inputs):
+        x, t = inputs
+        loss = _expected_hard(
+            x, t, self.normalize, self._class_weight(), -1, self.reduce
+        )
+        return (numpy.asarray(loss, dtype=self.dtype),)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "shape": [(4, 3), (3, 4, 2)],
+            "reduce": ["mean", "no"],
+            "soft_target_loss": ["cross-entropy", "kl-divergence"],
+            "weighted": [False, True],
+            "double": [False, True],
+            "dtype": [numpy.float16, numpy.float32, numpy.float64],
+        }
+    )
+)
+@testing.inject_backend_tests(None, [{}, {"use_cuda": True}])
+class TestSoftTarget(_Tolerances, testing.FunctionTestCase):
+    def setUp(self):
+        super().setUp()
+        # The loss is differentiable by x only, not by the soft target t.
+        self.check_backward_options["no_grads"] = [False, True]
+        self.check_double_backward_options["no_grads"] = [False, True]
+
+    def generate_inputs(self):
+        x = numpy.random.uniform(-2, 2, self.shape).astype(self.dtype)
+        t = numpy.random.uniform(0.1, 1, self.shape)
+        t /= t.sum(axis=1, keepdims=True)
+        return x, t.astype(self.dtype)
+
+    def _class_weight(self):
+        if not self.weighted:
+            return None
+        return numpy.linspace(0.5, 2.0, self.shape[1]).astype(self.dtype)
+
+    def forward(self, inputs, device):
+        x, t = inputs
+        cw = self._class_weight()
+        if cw is not None:
+            cw = device.send(cw)
+        loss = sce.softmax_cross_entropy(
+            x,
+            t,
+            class_weight=cw,
+            reduce=self.reduce,
+            enable_double_backprop=self.double,
+            soft_target_loss=self.soft_target_loss,
+        )
+        return (loss,)
+
+    def forward_expected(self, inputs):
+        x, t = inputs
+        loss = _expected_soft(
+            x, t, self._class_weight(), self.reduce, self.soft_target_loss
+        )
+        return (numpy.asarray(loss, dtype=self.dtype),)
+
+
+def _inputs(dtype=numpy.float32):
+    x = numpy.random.uniform(-1, 1, (4, 3)).astype(dtype)
+    t = numpy.array([0, 2, -1, 1], numpy.int32)
+    return x, t
+
+
+@pytest.mark.parametrize("cache_score", [True, False])
+def test_cache_score_gives_same_gradient(cache_score):
+    x, t = _inputs()
+    xv = chainer.Variable(x)
+    sce.softmax_cross_entropy(xv, t, cache_score=cache_score).backward()
+    ref = chainer.Variable(x)
+    sce.softmax_cross_entropy(ref, t, enable_double_backprop=True).backward()
+    numpy.testing.assert_allclose(xv.grad, ref.grad, rtol=1e-6)
+
+
+def test_double_backprop_needs_the_flag():
+    x, t = _inputs()
+    xv = chainer.Variable(x)
+    loss = sce.softmax_cross_entropy(xv, t)
+    (gx,) = chainer.grad([loss], [xv], enable_double_backprop=True)
+    with pytest.raises(RuntimeError, match="enable_double_backprop=True"):
+        chainer.functions.sum(gx * gx).backward()
+
+
+def test_all_ignored_gives_zero():
+    x, _ = _inputs()
+    t = numpy.full(4, -1, numpy.int32)
+    xv = chainer.Variable(x)
+    loss = sce.softmax_cross_entropy(xv, t)
+    loss.backward()
+    assert float(loss.array) == 0
+    assert not xv.grad.any()
+
+
+def test_custom_ignore_label():
+    x, t = _inputs()
+    t[2] = 5
+    loss = sce.softmax_cross_entropy(x, t, ignore_label=5)
+    expected = _expected_hard(x, t, True, None, 5, "mean")
+    numpy.testing.assert_allclose(loss.array, expected, rtol=1e-5)
+
+
+def test_debug_mode_checks_label_range():
+    x, t = _inputs()
+    t[0] = 3
+    with chainer.using_config("debug", True), pytest.raises(ValueError, match="0 <= t"):
+        sce.softmax_cross_entropy(x, t)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"reduce": "sum"}, "reduce"),
+        ({"soft_target_loss": "mse"}, "soft_target_loss"),
+        ({"class_weight": numpy.ones((3, 1), "f")}, "ndim"),
+        ({"class_weight": numpy.ones(3, "i")}, "dtype"),
+        ({"class_weight": chainer.Variable(numpy.ones(3, "f"))}, "Variable"),
+    ],
+)
+def test_invalid_options(kwargs, match):
+    x, t = _inputs()
+    with pytest.raises(ValueError, match=match):
+        sce.softmax_cross_entropy(x, t, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("x", "t", "kwargs"),
+    [
+        (numpy.zeros((2, 3), "i"), numpy.zeros(2, "i"), {}),
+        (numpy.zeros((2, 3), "f"), numpy.zeros(3, "i"), {}),
+        (numpy.zeros((2, 3), "f"), numpy.zeros((2, 3), "i"), {}),
+        (numpy.zeros((2, 3, 4), "f"), numpy.zeros((2, 5), "i"), {}),
+        (numpy.zeros((2, 3), "f"), numpy.zeros((2, 4), "f"), {}),
+        (
+            numpy.zeros((2, 3), "f"),
+            numpy.zeros(2, "i"),
+            {"class_weight": numpy.ones(4)},
+        ),
+    ],
+)
+def test_invalid_inputs(x, t, kwargs):
+    with pytest.raises(type_check.InvalidType):
+        sce.softmax_cross_entropy(x, t, **kwargs)
