@@ -245,8 +245,7 @@ class FunctionNode:
 
     def _check_data_type_forward(self, in_data):
         try:
-            with type_check.light_mode:
-                self.check_type_forward(type_check.get_light_types(in_data))
+            type_check.light_mode.check(self.check_type_forward, in_data)
             return
         except Exception:
             # Conditions are evaluated eagerly in light mode, so checks written

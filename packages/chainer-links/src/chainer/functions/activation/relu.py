@@ -19,10 +19,32 @@ class ReLU(function_node.FunctionNode):
         return (y,)
 
     def backward(self, indexes, grad_outputs):
-        (y,) = self.get_retained_outputs()
-        (gy,) = grad_outputs
+        # Only the mask of the output is needed (a constant of the backward
+        # graph), so the retained array is read without recreating its
+        # Variable.
+        (y,) = self.output_data
+        return ReLUGrad(y > 0).apply(grad_outputs)
+
+
+class ReLUGrad(function_node.FunctionNode):
+    """``gy * (y > 0)`` as one node.
+
+    A dedicated node halves ReLU's backward cost against ``gy * mask`` (one
+    apply instead of a cast and a Mul; see ``benchmarks/workloads/
+    catalogue_ops.py``). Its own gradient is the same masking, so double
+    backprop stays exact.
+    """
+
+    def __init__(self, mask):
         # NOTE: the gradient at 0 is 0, as in Chainer.
-        return (gy * (y.array > 0),)
+        self.mask = mask
+
+    def forward(self, inputs):
+        (gy,) = inputs
+        return (gy * self.mask,)
+
+    def backward(self, indexes, grad_outputs):
+        return ReLUGrad(self.mask).apply(grad_outputs)
 
 
 def relu(x):
