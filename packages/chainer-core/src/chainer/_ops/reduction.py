@@ -54,6 +54,8 @@ class Sum(function_node.FunctionNode):
             for a in self.axis:
                 kept.insert(a, 1)
             kept = tuple(kept)
+        if kept == shape:
+            return (gy,)  # nothing was reduced (axes of length 1)
         return SumGrad(self.axis, self.keepdims, kept, shape).apply((gy,))
 
 
@@ -74,7 +76,12 @@ class SumGrad(function_node.FunctionNode):
     def forward(self, inputs):
         (gy,) = inputs
         xp = backend.get_array_module(gy)
-        return (xp.broadcast_to(gy.reshape(self._kept_shape), self._in_shape),)
+        # A filled array rather than a broadcast view: cheaper than
+        # broadcast_to on small arrays, and leaf gradients must be contiguous
+        # anyway.
+        gx = xp.empty(self._in_shape, gy.dtype)
+        gx[...] = gy.reshape(self._kept_shape)
+        return (gx,)
 
     def backward(self, indexes, grad_outputs):
         return Sum(self.axis, self.keepdims).apply(grad_outputs)
