@@ -4,18 +4,9 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.math import _special
 from chainer.functions.math import polygamma
 from chainer.utils import type_check
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "digamma needs SciPy; install it with: pip install chainer-links[special]"
-        ) from None
-    return special
 
 
 class DiGamma(function_node.FunctionNode):
@@ -31,7 +22,7 @@ class DiGamma(function_node.FunctionNode):
         (x,) = inputs
         self.retain_inputs((0,))
         # SciPy works on host arrays; others make a round trip.
-        y = _scipy_special().psi(backend.CpuDevice().send(x))
+        y = _special.scipy_special("digamma").psi(backend.CpuDevice().send(x))
         y = backend.get_device_from_array(x).send(y.astype(x.dtype, copy=False))
         return (y,)
 

@@ -1,50 +1,12 @@
 """Elementwise complementary error function, computed without SciPy."""
 
-import math
-
 import numpy
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.math import _special
 from chainer.functions.math import exponential
 from chainer.utils import type_check
-
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-# |x| below this uses the power series of erf, above it the continued fraction
-# of erfc; both then need few terms (measured against math.erfc).
-_SPLIT = 1.5
-# erfc(x) underflows to 0 in float64 beyond this; clamping keeps inf finite.
-_CLAMP = 30.0
-
-# 1 / (2k + 1)!! for k = 0, 1, ...: the coefficients of the series below.
-_SERIES = [1.0 / math.prod(range(1, 2 * k + 2, 2)) for k in range(28)]
-
-
-def _erf_series(x, n_terms):
-    # erf(x) = 2/sqrt(pi) x exp(-x^2) sum_k (2x^2)^k / (2k+1)!!: all terms are
-    # positive, so there is no cancellation.
-    xp = backend.get_array_module(x)
-    z = 2.0 * x * x
-    s = _SERIES[n_terms] * z + _SERIES[n_terms - 1]
-    for k in range(n_terms - 2, -1, -1):
-        s *= z
-        s += _SERIES[k]
-    return _TWO_OVER_SQRT_PI * x * xp.exp(-x * x) * s
-
-
-def _erfc_fraction(x, n_terms):
-    # Laplace's continued fraction of erfc(x), contracted to its even part,
-    # evaluated from the tail; meant for x >= _SPLIT.
-    xp = backend.get_array_module(x)
-    z = 2.0 * x * x
-    t = z + (4 * n_terms + 1)
-    for k in range(n_terms, 0, -1):
-        t = z + (4 * k - 3) - (2 * k - 1) * (2 * k) / t
-    # exp(-x^2) = exp(-h^2) exp(-(x - h)(x + h)) with h = x to 24 bits, so
-    # that h^2 is exact: x^2 itself would be rounded by up to ~250 ulp of the
-    # result in the far tail.
-    h = x.astype(numpy.float32).astype(numpy.float64)
-    return _TWO_OVER_SQRT_PI * x * xp.exp(-h * h) * xp.exp((h - x) * (h + x)) / t
 
 
 class Erfc(function_node.FunctionNode):
@@ -65,22 +27,26 @@ class Erfc(function_node.FunctionNode):
         n_series, n_fraction = (27, 40) if x.dtype == numpy.float64 else (15, 12)
         x64 = x.astype(numpy.float64, copy=False)
         a = xp.abs(x64)
-        small = a < _SPLIT
+        small = a < _special.ERF_SPLIT
         # Inputs of typical magnitude need only the series.
         if small.all():
-            y = 1.0 - _erf_series(x64, n_series)
+            y = 1.0 - _special.erf_series(x64, n_series)
         else:
             large = xp.logical_not(small)
             y = xp.empty_like(x64)
-            y[small] = 1.0 - _erf_series(x64[small], n_series)
-            tail = _erfc_fraction(xp.minimum(a[large], _CLAMP), n_fraction)
+            y[small] = 1.0 - _special.erf_series(x64[small], n_series)
+            tail = _special.erfc_fraction(
+                xp.minimum(a[large], _special.ERF_CLAMP), n_fraction
+            )
             # erfc(-a) = 2 - erfc(a)
             y[large] = xp.where(x64[large] > 0, tail, 2.0 - tail)
         return (y.astype(x.dtype, copy=False),)
 
     def backward(self, indexes, grad_outputs):
         (x,) = self.get_retained_inputs()
-        return (grad_outputs[0] * exponential.exp(-(x * x)) * -_TWO_OVER_SQRT_PI,)
+        return (
+            grad_outputs[0] * exponential.exp(-(x * x)) * -_special.TWO_OVER_SQRT_PI,
+        )
 
 
 def erfc(x):

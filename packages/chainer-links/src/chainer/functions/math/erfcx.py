@@ -4,19 +4,10 @@ import math
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.math import _special
 from chainer.utils import type_check
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "erfcx needs SciPy; install it with: pip install chainer-links[special]"
-        ) from None
-    return special
 
 
 class Erfcx(function_node.FunctionNode):
@@ -33,7 +24,7 @@ class Erfcx(function_node.FunctionNode):
         self.retain_inputs((0,))
         self.retain_outputs((0,))
         # SciPy works on host arrays; others make a round trip.
-        y = _scipy_special().erfcx(backend.CpuDevice().send(x))
+        y = _special.scipy_special("erfcx").erfcx(backend.CpuDevice().send(x))
         y = backend.get_device_from_array(x).send(y.astype(x.dtype, copy=False))
         return (y,)
 

@@ -4,20 +4,11 @@ import math
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.math import _special
 from chainer.functions.math import exponential
 from chainer.utils import type_check
 
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "erfinv needs SciPy; install it with: pip install chainer-links[special]"
-        ) from None
-    return special
 
 
 class ErfInv(function_node.FunctionNode):
@@ -33,7 +24,7 @@ class ErfInv(function_node.FunctionNode):
         (x,) = inputs
         self.retain_outputs((0,))
         # SciPy works on host arrays; others make a round trip.
-        y = _scipy_special().erfinv(backend.CpuDevice().send(x))
+        y = _special.scipy_special("erfinv").erfinv(backend.CpuDevice().send(x))
         y = backend.get_device_from_array(x).send(y.astype(x.dtype, copy=False))
         return (y,)
 

@@ -2,18 +2,9 @@
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.math import _special
 from chainer.functions.math import digamma
 from chainer.utils import type_check
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "lgamma needs SciPy; install it with: pip install chainer-links[special]"
-        ) from None
-    return special
 
 
 class LGamma(function_node.FunctionNode):
@@ -29,7 +20,7 @@ class LGamma(function_node.FunctionNode):
         (x,) = inputs
         self.retain_inputs((0,))
         # SciPy works on host arrays; others make a round trip.
-        y = _scipy_special().gammaln(backend.CpuDevice().send(x))
+        y = _special.scipy_special("lgamma").gammaln(backend.CpuDevice().send(x))
         y = backend.get_device_from_array(x).send(y.astype(x.dtype, copy=False))
         return (y,)
 

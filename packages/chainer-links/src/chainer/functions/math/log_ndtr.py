@@ -4,20 +4,11 @@ import math
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.math import _special
 from chainer.functions.math import exponential
 from chainer.utils import type_check
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "log_ndtr needs SciPy; install it with: pip install chainer-links[special]"
-        ) from None
-    return special
 
 
 class LogNdtr(function_node.FunctionNode):
@@ -34,7 +25,7 @@ class LogNdtr(function_node.FunctionNode):
         self.retain_inputs((0,))
         self.retain_outputs((0,))
         # SciPy works on host arrays; others make a round trip.
-        y = _scipy_special().log_ndtr(backend.CpuDevice().send(x))
+        y = _special.scipy_special("log_ndtr").log_ndtr(backend.CpuDevice().send(x))
         y = backend.get_device_from_array(x).send(y.astype(x.dtype, copy=False))
         return (y,)
 

@@ -4,20 +4,11 @@ import math
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.math import _special
 from chainer.functions.math import exponential
 from chainer.utils import type_check
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "ndtr needs SciPy; install it with: pip install chainer-links[special]"
-        ) from None
-    return special
 
 
 class Ndtr(function_node.FunctionNode):
@@ -33,7 +24,7 @@ class Ndtr(function_node.FunctionNode):
         (x,) = inputs
         self.retain_inputs((0,))
         # SciPy works on host arrays; others make a round trip.
-        y = _scipy_special().ndtr(backend.CpuDevice().send(x))
+        y = _special.scipy_special("ndtr").ndtr(backend.CpuDevice().send(x))
         y = backend.get_device_from_array(x).send(y.astype(x.dtype, copy=False))
         return (y,)
 

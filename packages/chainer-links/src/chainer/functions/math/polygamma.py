@@ -4,17 +4,8 @@ from chainer import _ops
 from chainer import backend
 from chainer import function_node
 from chainer import utils
+from chainer.functions.math import _special
 from chainer.utils import type_check
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "polygamma needs SciPy; install it with: pip install chainer-links[special]"
-        ) from None
-    return special
 
 
 class PolyGamma(function_node.FunctionNode):
@@ -33,7 +24,7 @@ class PolyGamma(function_node.FunctionNode):
         self.retain_inputs((0, 1))
         # SciPy works on host arrays; others make a round trip.
         cpu = backend.CpuDevice()
-        y = _scipy_special().polygamma(cpu.send(n), cpu.send(x))
+        y = _special.scipy_special("polygamma").polygamma(cpu.send(n), cpu.send(x))
         y = backend.get_device_from_array(x).send(y.astype(x.dtype, copy=False))
         return (y,)
 

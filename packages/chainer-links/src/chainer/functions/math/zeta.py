@@ -4,17 +4,8 @@ from chainer import _ops
 from chainer import backend
 from chainer import function_node
 from chainer import variable
+from chainer.functions.math import _special
 from chainer.utils import type_check
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "zeta needs SciPy; install it with: pip install chainer-links[special]"
-        ) from None
-    return special
 
 
 class Zeta(function_node.FunctionNode):
@@ -36,7 +27,7 @@ class Zeta(function_node.FunctionNode):
         self.retain_inputs((0,))
         # SciPy works on host arrays; others make a round trip.
         cpu = backend.CpuDevice()
-        y = _scipy_special().zeta(cpu.send(self._x), cpu.send(q))
+        y = _special.scipy_special("zeta").zeta(cpu.send(self._x), cpu.send(q))
         y = backend.get_device_from_array(q).send(y.astype(q.dtype, copy=False))
         return (y,)
 
