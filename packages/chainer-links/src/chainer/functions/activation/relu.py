@@ -1,6 +1,22 @@
+import numpy
+
 from chainer import backend
 from chainer import function_node
 from chainer.utils import type_check
+
+# 0-d zeros per dtype: on NumPy 1.x, comparing with or taking the maximum
+# against a 0-d array of the same dtype skips value-based casting, which costs
+# more than the elementwise work on small arrays.
+_ZEROS = {}
+
+
+def _zero(x, xp):
+    if xp is not numpy:
+        return x.dtype.type(0)
+    zero = _ZEROS.get(x.dtype)
+    if zero is None:
+        zero = _ZEROS[x.dtype] = numpy.zeros((), x.dtype)
+    return zero
 
 
 class ReLU(function_node.FunctionNode):
@@ -14,7 +30,7 @@ class ReLU(function_node.FunctionNode):
     def forward(self, inputs):
         (x,) = inputs
         xp = backend.get_array_module(x)
-        y = xp.maximum(x, x.dtype.type(0))
+        y = xp.maximum(x, _zero(x, xp))
         self.retain_outputs((0,))
         return (y,)
 
@@ -23,7 +39,7 @@ class ReLU(function_node.FunctionNode):
         # graph), so the retained array is read without recreating its
         # Variable.
         (y,) = self.output_data
-        return ReLUGrad(y > 0).apply(grad_outputs)
+        return ReLUGrad(y > _zero(y, backend.get_array_module(y))).apply(grad_outputs)
 
 
 class ReLUGrad(function_node.FunctionNode):
