@@ -563,3 +563,13 @@ def test_average_bad_axis():
         _ops.average(x, axis=2)
     with pytest.raises(ValueError, match="tuple axis is not supported"):
         _ops.average(x, axis=(0, 1), weights=numpy.ones((2, 3), numpy.float32))
+
+
+@pytest.mark.parametrize("keepdims", [True, False])
+def test_sum_over_length_one_axis_gradient_shape(keepdims):
+    x = chainer.Variable(numpy.ones((2, 1, 3), numpy.float32))
+    y = _ops.sum(x, axis=1, keepdims=keepdims)
+    y.grad = numpy.full(y.shape, 2.0, numpy.float32)
+    y.backward()
+    assert x.grad.shape == (2, 1, 3)
+    numpy.testing.assert_array_equal(x.grad, numpy.full((2, 1, 3), 2.0))

@@ -54,8 +54,8 @@ class Sum(function_node.FunctionNode):
             for a in self.axis:
                 kept.insert(a, 1)
             kept = tuple(kept)
-        if kept == shape:
-            return (gy,)  # nothing was reduced (axes of length 1)
+        if gy.shape == shape:
+            return (gy,)  # nothing was reduced (keepdims over axes of length 1)
         return SumGrad(self.axis, self.keepdims, kept, shape).apply((gy,))
 
 
