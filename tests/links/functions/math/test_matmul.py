@@ -154,3 +154,14 @@ def test_batch_matmul_bad_inputs():
             matmul.batch_matmul(numpy.ones((2, 3, 4), "f"), numpy.ones((3, 4, 1), "f"))
         with pytest.raises(type_check.InvalidType):
             matmul.batch_matmul(numpy.ones((2, 3, 4), "f"), numpy.ones((2, 3, 1), "f"))
+
+
+def test_matmul_node_at_chainer_path():
+    # chainer.functions.math.matmul.MatMul is the node F.matmul applies.
+    from chainer.functions.math import matmul as matmul_module
+
+    y = matmul_module.matmul(
+        chainer.Variable(numpy.ones((2, 3), numpy.float32)),
+        numpy.ones((3, 4), numpy.float32),
+    )
+    assert isinstance(y.creator, matmul_module.MatMul)

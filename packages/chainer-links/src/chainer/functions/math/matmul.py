@@ -5,6 +5,7 @@ import numpy
 from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer._ops.basic_math import MatMul as MatMul  # the node F.matmul applies
 from chainer.utils import type_check
 
 
