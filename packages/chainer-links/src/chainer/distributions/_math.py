@@ -1,7 +1,8 @@
-"""Differentiable elementwise math the distributions are written with.
+"""Differentiable math the distributions are written with.
 
-Each node's backward is built from differentiable operations on Variables, so
-log-densities, entropies and KL divergences support double backprop.
+Mostly the catalogue's functions under short names; the two nodes defined here
+(a broadcasting ``where`` and the inverse of a lower triangle) have no
+catalogue counterpart. Everything supports double backprop.
 """
 
 import math
@@ -12,13 +13,39 @@ from chainer import _ops
 from chainer import backend
 from chainer import function_node
 from chainer import variable
+from chainer.functions.activation import log_softmax as _log_softmax
+from chainer.functions.activation import sigmoid as _sigmoid
+from chainer.functions.activation import softplus as _softplus
+from chainer.functions.math import digamma as _digamma
+from chainer.functions.math import exponential
+from chainer.functions.math import exponential_m1
+from chainer.functions.math import lgamma as _lgamma
+from chainer.functions.math import log_ndtr as _log_ndtr
+from chainer.functions.math import logarithm_1p
+from chainer.functions.math import ndtr as _ndtr
+from chainer.functions.math import ndtri as _ndtri
+from chainer.functions.math import polygamma as _polygamma
+from chainer.functions.math import trigonometric
 from chainer.utils import type_check
 
 LOG_2PI = math.log(2 * math.pi)
-SQRT_2PI = math.sqrt(2 * math.pi)
 EULER = 0.57721566490153286061
 
 _Variable = variable.Variable
+
+# The catalogue's functions, under short names for the formulas below.
+exp = exponential.exp
+log1p = logarithm_1p.log1p
+expm1 = exponential_m1.expm1
+softplus = _softplus.softplus
+sigmoid = _sigmoid.sigmoid
+arctan = trigonometric.arctan
+tan = trigonometric.tan
+lgamma = _lgamma.lgamma
+digamma = _digamma.digamma
+ndtr = _ndtr.ndtr
+log_ndtr = _log_ndtr.log_ndtr
+ndtri = _ndtri.ndtri
 
 # Core primitives, under the names chainer.functions gives them.
 log = _ops.log
@@ -29,204 +56,6 @@ reshape = _ops.reshape
 transpose = _ops.transpose
 get_item = _ops.get_item
 sum = _ops.sum
-
-
-def _check_float(in_types):
-    type_check.expect(in_types.size() == 1)
-    (x_type,) = in_types
-    type_check.expect(x_type.dtype.kind == "f")
-
-
-class _Exp(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_outputs((0,))
-        return (backend.get_array_module(x).exp(x),)
-
-    def backward(self, indexes, grad_outputs):
-        (y,) = self.get_retained_outputs()
-        return (grad_outputs[0] * y,)
-
-
-class _Log1p(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_inputs((0,))
-        return (backend.get_array_module(x).log1p(x),)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (grad_outputs[0] / (x + 1.0),)
-
-
-class _Expm1(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_outputs((0,))
-        return (backend.get_array_module(x).expm1(x),)
-
-    def backward(self, indexes, grad_outputs):
-        (y,) = self.get_retained_outputs()
-        return (grad_outputs[0] * (y + 1.0),)
-
-
-class _Softplus(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        xp = backend.get_array_module(x)
-        self.retain_inputs((0,))
-        # max(x, 0) + log1p(exp(-|x|)) cannot overflow; log1p(exp(x)) can.
-        return (xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x))),)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (grad_outputs[0] * sigmoid(x),)
-
-
-class _Sigmoid(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        xp = backend.get_array_module(x)
-        self.retain_outputs((0,))
-        # The tanh form saturates cleanly at both ends.
-        half = x.dtype.type(0.5)
-        return (xp.tanh(x * half) * half + half,)
-
-    def backward(self, indexes, grad_outputs):
-        (y,) = self.get_retained_outputs()
-        return (grad_outputs[0] * y * (1.0 - y),)
-
-
-class _Arctan(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_inputs((0,))
-        return (backend.get_array_module(x).arctan(x),)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (grad_outputs[0] / (x * x + 1.0),)
-
-
-class _Tan(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_outputs((0,))
-        return (backend.get_array_module(x).tan(x),)
-
-    def backward(self, indexes, grad_outputs):
-        (y,) = self.get_retained_outputs()
-        return (grad_outputs[0] * (y * y + 1.0),)
-
-
-def _scipy_special():
-    try:
-        from scipy import special
-    except ImportError:
-        raise ImportError(
-            "this method of chainer.distributions needs SciPy's special "
-            "functions: pip install chainer-links[special]"
-        ) from None
-    return special
-
-
-def _special(name, x, *args):
-    special = _scipy_special()
-    fn = getattr(special, name)
-    if type(x) is numpy.ndarray:
-        y = fn(*args, x)
-    else:
-        # SciPy works on host memory: arrays of other backends make a round trip.
-        device = backend.get_device_from_array(x)
-        y = device.send(fn(*args, backend.CpuDevice().send(x)))
-    return y.astype(x.dtype, copy=False)
-
-
-class _Lgamma(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_inputs((0,))
-        return (_special("gammaln", x),)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (grad_outputs[0] * digamma(x),)
-
-
-class _Polygamma(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def __init__(self, n):
-        self.n = n
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_inputs((0,))
-        if self.n == 0:
-            return (_special("psi", x),)
-        return (_special("polygamma", x, self.n),)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (grad_outputs[0] * polygamma(self.n + 1, x),)
-
-
-class _Ndtr(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_inputs((0,))
-        return (_special("ndtr", x),)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (grad_outputs[0] * exp(x * x * -0.5) * (1.0 / SQRT_2PI),)
-
-
-class _LogNdtr(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_inputs((0,))
-        self.retain_outputs((0,))
-        return (_special("log_ndtr", x),)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        (y,) = self.get_retained_outputs()
-        # pdf/cdf in log space stays finite far in the left tail.
-        return (grad_outputs[0] * exp(x * x * -0.5 - y - 0.5 * LOG_2PI),)
-
-
-class _Ndtri(function_node.FunctionNode):
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        self.retain_outputs((0,))
-        return (_special("ndtri", x),)
-
-    def backward(self, indexes, grad_outputs):
-        (y,) = self.get_retained_outputs()
-        return (grad_outputs[0] * exp(y * y * 0.5) * SQRT_2PI,)
 
 
 class _Where(function_node.FunctionNode):
@@ -252,24 +81,6 @@ class _Where(function_node.FunctionNode):
         if 1 in indexes:
             ret.append(_Where(self.condition).apply((zeros, gy))[0])
         return tuple(ret)
-
-
-class _LogSoftmax(function_node.FunctionNode):
-    """Log-softmax over the last axis."""
-
-    check_type_forward = staticmethod(_check_float)
-
-    def forward(self, inputs):
-        (x,) = inputs
-        xp = backend.get_array_module(x)
-        z = x - x.max(axis=-1, keepdims=True)
-        self.retain_outputs((0,))
-        return (z - xp.log(xp.exp(z).sum(axis=-1, keepdims=True)),)
-
-    def backward(self, indexes, grad_outputs):
-        (y,) = self.get_retained_outputs()
-        (gy,) = grad_outputs
-        return (gy - exp(y) * sum(gy, axis=-1, keepdims=True),)
 
 
 class _TriangularInv(function_node.FunctionNode):
@@ -304,69 +115,10 @@ class _TriangularInv(function_node.FunctionNode):
         return (where(mask, gx, 0.0),)
 
 
-def exp(x):
-    """Elementwise exponential."""
-    return _Exp().apply((x,))[0]
-
-
-def log1p(x):
-    """Elementwise ``log(1 + x)``."""
-    return _Log1p().apply((x,))[0]
-
-
-def expm1(x):
-    """Elementwise ``exp(x) - 1``."""
-    return _Expm1().apply((x,))[0]
-
-
-def softplus(x):
-    """Elementwise ``log(1 + exp(x))``."""
-    return _Softplus().apply((x,))[0]
-
-
-def sigmoid(x):
-    """Elementwise logistic sigmoid."""
-    return _Sigmoid().apply((x,))[0]
-
-
-def arctan(x):
-    """Elementwise inverse tangent."""
-    return _Arctan().apply((x,))[0]
-
-
-def tan(x):
-    """Elementwise tangent."""
-    return _Tan().apply((x,))[0]
-
-
-def lgamma(x):
-    """Elementwise log-gamma function."""
-    return _Lgamma().apply((x,))[0]
-
-
-def digamma(x):
-    """Elementwise digamma function."""
-    return _Polygamma(0).apply((x,))[0]
-
-
 def polygamma(n, x):
-    """Elementwise ``n``-th derivative of the digamma function."""
-    return _Polygamma(n).apply((x,))[0]
-
-
-def ndtr(x):
-    """Elementwise standard normal CDF."""
-    return _Ndtr().apply((x,))[0]
-
-
-def log_ndtr(x):
-    """Elementwise log of the standard normal CDF."""
-    return _LogNdtr().apply((x,))[0]
-
-
-def ndtri(x):
-    """Elementwise inverse of the standard normal CDF."""
-    return _Ndtri().apply((x,))[0]
+    """Elementwise ``n``-th derivative of the digamma function (``n`` an int)."""
+    xp = backend.get_array_module(variable.as_array(x))
+    return _polygamma.polygamma(xp.asarray(n, dtype=numpy.int32), x)
 
 
 def sqrt(x):
@@ -376,7 +128,7 @@ def sqrt(x):
 
 def log_softmax(x):
     """Log-softmax over the last axis."""
-    return _LogSoftmax().apply((x,))[0]
+    return _log_softmax.log_softmax(x, axis=-1)
 
 
 def softmax(x):
