@@ -731,10 +731,6 @@ class Parameter(Variable):
             self.initializer = initializer
         self.update_rule = None
 
-    def __copy__(self):
-        new = super().__copy__()
-        return new
-
     def __reduce__(self):
         return _rebuild_parameter, (
             self._data,

@@ -537,7 +537,7 @@ def matmul(a, b):
     return MatMul().apply((a, b))[0]
 
 
-def _make_binary(var_op, const_op, opname, reverse_var_op=None, reverse_const_op=None):
+def _make_binary(var_op, const_op, reverse_const_op):
     # Checks are ordered by frequency: Variable operands first, then Python
     # scalars, then arrays; the ABC check for other numbers comes last.
     def forward_op(self, other):
@@ -612,16 +612,14 @@ def _rmatmul(self, other):
 def install_variable_arithmetics():
     """Attaches the arithmetic operators to :class:`~chainer.Variable`."""
     v = _Variable
-    v.__add__, v.__radd__ = _make_binary(Add, AddConstant, "+", None, AddConstant)
-    v.__sub__, v.__rsub__ = _make_binary(
-        Sub, _neg_const(AddConstant), "-", None, _rsub_const
-    )
-    v.__mul__, v.__rmul__ = _make_binary(Mul, MulConstant, "*", None, MulConstant)
+    v.__add__, v.__radd__ = _make_binary(Add, AddConstant, AddConstant)
+    v.__sub__, v.__rsub__ = _make_binary(Sub, _neg_const(AddConstant), _rsub_const)
+    v.__mul__, v.__rmul__ = _make_binary(Mul, MulConstant, MulConstant)
     v.__truediv__, v.__rtruediv__ = _make_binary(
-        Div, _inv_const(MulConstant), "/", None, DivFromConstant
+        Div, _inv_const(MulConstant), DivFromConstant
     )
     v.__floordiv__, v.__rfloordiv__ = _make_binary(
-        FloorDiv, _floordiv_const, "//", None, _rfloordiv_const
+        FloorDiv, _floordiv_const, _rfloordiv_const
     )
     v.__pow__, v.__rpow__ = _pow, _rpow
     v.__matmul__, v.__rmatmul__ = _matmul, _rmatmul

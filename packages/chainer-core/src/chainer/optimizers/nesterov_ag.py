@@ -5,13 +5,14 @@ from __future__ import annotations
 from chainer import backend
 from chainer import optimizer
 from chainer.optimizers import _util
+from chainer.optimizers import momentum_sgd
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
 
-class NesterovAGRule(optimizer.UpdateRule):
+class NesterovAGRule(momentum_sgd.MomentumSGDRule):
     """Update rule for Nesterov's Accelerated Gradient.
 
     .. math::
@@ -28,23 +29,7 @@ class NesterovAGRule(optimizer.UpdateRule):
         momentum (float): Exponential decay rate of the first order moment.
     """
 
-    is_elementwise = True
-
-    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if momentum is not None:
-            self.hyperparam.momentum = momentum
-
-    def init_state(self, param):
-        """Creates the velocity ``v`` (zeros like the parameter).
-
-        Args:
-            param (~chainer.Variable): Parameter variable.
-        """
-        xp = backend.get_array_module(param.array)
-        self.state["v"] = xp.zeros_like(param.array)
+    # The hyperparameters and the velocity state are MomentumSGDRule's.
 
     def update_core_cpu(self, param):
         """Applies one Nesterov step to ``param`` in place.
