@@ -1,4 +1,4 @@
-"""chainer-links' plugin module: registers the function catalogue by name.
+"""chainer-links' plugin module: registers the function and link catalogues by name.
 
 Loaded through the ``chainer.plugins`` entry point like any third-party
 plugin, so a plugin that claims a name of the catalogue is reported as a
@@ -14,3 +14,11 @@ def register_functions():
     from chainer import functions
 
     return {name: f"chainer.functions:{name}" for name in functions.__all__}
+
+
+@plugins.hookimpl
+def register_links():
+    """Registers every public name of ``chainer.links`` (resolved lazily)."""
+    from chainer import links
+
+    return {name: f"chainer.links:{name}" for name in links.__all__}

@@ -5,7 +5,7 @@ that third-party distributions register through the ``chainer.plugins``
 entry point appear as ``F.<name>``.
 """
 
-# --- generated re-exports (scripts/gen_functions_init.py) ---
+# --- generated re-exports (scripts/gen_catalogue_init.py) ---
 from chainer.functions.activation.clipped_relu import clipped_relu
 from chainer.functions.activation.crelu import crelu
 from chainer.functions.activation.elu import elu

@@ -1,12 +1,12 @@
-"""Regenerates the re-export block of ``chainer/functions/__init__.py``.
+"""Regenerates the re-export blocks of ``chainer.functions`` and ``chainer.links``.
 
-Every public function of Chainer 7's ``chainer.functions`` (the list in
-``../shared/api/chainer7-public-api.md``) that a module of the catalogue
-defines (or re-exports from core) is imported into ``chainer.functions``.
-A name defined in several modules is taken from the module named after it,
-else from the first module in path order.
+Every public name of Chainer 7's ``chainer.functions`` / ``chainer.links``
+(the lists in ``../shared/api/chainer7-public-api.md``) that a module of the
+catalogue defines (or re-exports) is imported into the package's
+``__init__.py``. A name defined in several modules is taken from the module
+named after it, else from the first module in path order.
 
-Run: ``python scripts/gen_functions_init.py`` from the repository root.
+Run: ``python scripts/gen_catalogue_init.py [-v]`` from the repository root.
 """
 
 import ast
@@ -16,23 +16,26 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PKG = ROOT / "packages" / "chainer-links" / "src" / "chainer" / "functions"
+SRC = ROOT / "packages" / "chainer-links" / "src" / "chainer"
 API = ROOT.parent / "shared" / "api" / "chainer7-public-api.md"
-BEGIN = "# --- generated re-exports (scripts/gen_functions_init.py) ---"
+BEGIN = "# --- generated re-exports (scripts/gen_catalogue_init.py) ---"
 END = "# --- end of generated re-exports ---"
 
 
-def _wanted():
+def _wanted(package, kind):
     text = API.read_text()
-    section = text.split("## chainer.functions\n", 1)[1].split("\n## ", 1)[0]
-    return {m.group(1) for m in re.finditer(r"^(\w+) \[function\]", section, re.M)}
+    section = text.split(f"## chainer.{package}\n", 1)[1].split("\n## ", 1)[0]
+    pattern = rf"^(\w+) \[{kind}\]"
+    return {m.group(1) for m in re.finditer(pattern, section, re.M)}
 
 
 def _defined(path):
     tree = ast.parse(path.read_text())
     names = set()
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not (
+            node.name.startswith("_")
+        ):
             names.add(node.name)
         elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
@@ -44,17 +47,25 @@ def _defined(path):
     return names
 
 
-def main():
-    wanted = _wanted()
+def _module_key(name, module):
+    # Prefer the module named after the name (relu in activation/relu.py;
+    # Linear in connection/linear.py).
+    stem = module.rsplit(".", 1)[1]
+    return stem == name.lower() or stem.replace("_", "") == name.lower()
+
+
+def generate(package, kind, verbose):
+    pkg = SRC / package
+    wanted = _wanted(package, kind)
     found = {}
-    for path in sorted(PKG.rglob("*.py")):
-        rel = path.relative_to(PKG.parent.parent)
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg.parent.parent)
         if any(part.startswith("_") for part in rel.parts[2:]):
             continue
         module = ".".join(rel.with_suffix("").parts)
         for name in sorted(_defined(path) & wanted):
-            if name not in found or path.stem == name:
-                if name in found and pathlib.Path(found[name]).stem == name:
+            if name not in found or _module_key(name, module):
+                if name in found and _module_key(name, found[name]):
                     continue
                 found[name] = module
     lines = [BEGIN]
@@ -66,7 +77,7 @@ def main():
     lines.append("]")
     lines.append(END)
     block = "\n".join(lines)
-    init = PKG / "__init__.py"
+    init = pkg / "__init__.py"
     text = init.read_text()
     if BEGIN in text:
         head, rest = text.split(BEGIN, 1)
@@ -80,9 +91,15 @@ def main():
     for cmd in (["ruff", "check", "--fix", "-q"], ["ruff", "format", "-q"]):
         subprocess.run([*cmd, str(init)], check=False)
     missing = sorted(wanted - set(found))
-    print(f"{len(found)} functions exported; {len(missing)} of Chainer's not found")
-    if "-v" in sys.argv:
+    print(f"chainer.{package}: {len(found)} exported; {len(missing)} not found")
+    if verbose:
         print(" ".join(missing))
+
+
+def main():
+    verbose = "-v" in sys.argv
+    generate("functions", "function", verbose)
+    generate("links", "class", verbose)
 
 
 if __name__ == "__main__":
