@@ -61,6 +61,17 @@ def _check_grad(func, node, gx):
         )
 
 
+def _check_count(func, gxs, target_indexes):
+    # backward may return one gradient per input instead of per target.
+    if len(gxs) == len(func.inputs):
+        return tuple([gxs[i] for i in target_indexes])
+    raise ValueError(
+        f"number of gradients returned by {func.label}.backward is "
+        f"incorrect: {len(gxs)} (expected {len(target_indexes)} or "
+        f"{len(func.inputs)})"
+    )
+
+
 def _run_backward(func, target_indexes, out_grads, in_grads, hooks, debug):
     if hooks:
         in_data = tuple(x.data for x in func.inputs)
@@ -73,16 +84,8 @@ def _run_backward(func, target_indexes, out_grads, in_grads, hooks, debug):
         gxs = func.backward(target_indexes, out_grads)
     if type(gxs) is not tuple:
         gxs = tuple(gxs)
-    n = len(gxs)
-    if n != len(target_indexes):
-        if n == len(func.inputs):
-            gxs = tuple([gxs[i] for i in target_indexes])
-        else:
-            raise ValueError(
-                f"number of gradients returned by {func.label}.backward is "
-                f"incorrect: {n} (expected {len(target_indexes)} or "
-                f"{len(func.inputs)})"
-            )
+    if len(gxs) != len(target_indexes):
+        gxs = _check_count(func, gxs, target_indexes)
     for gx in gxs:
         if gx is not None and type(gx) is not _Variable:
             gxs = tuple([_as_grad_var(func, g) for g in gxs])
@@ -143,42 +146,93 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
     global_hooks = function_hook._thread_local.__dict__.get("function_hooks")
     debug = _config.debug
     double = _config.enable_backprop
+    plain = not (global_hooks or debug)
     while heap:
         func = heappop(heap)[2]
-        out_grads = []
-        any_grad = False
-        for ref in func.outputs:
-            n = ref()
+        # One output and one input are most nodes: they skip the generic
+        # loops below.
+        outputs = func.outputs
+        if len(outputs) == 1:
+            n = outputs[0]()
             g = None if n is None else grads.pop(n, None)
-            if g is not None:
-                any_grad = True
-                if retain_grad:
-                    var = n._variable()
-                    if var is not None:
-                        var._grad_var = g
-            out_grads.append(g)
-        if not any_grad:
-            continue
-        inputs = func.inputs
-        target_indexes = tuple([i for i, x in enumerate(inputs) if x._requires_grad])
-        if not target_indexes:
-            continue
-        if global_hooks or func._local_function_hooks:
-            hooks = list(global_hooks.values()) if global_hooks else []
-            if func._local_function_hooks:
-                hooks.extend(func._local_function_hooks.values())
+            if g is None:
+                continue
+            if retain_grad:
+                var = n._variable()
+                if var is not None:
+                    var._grad_var = g
+            out_grads = (g,)
         else:
-            hooks = None
-        accumulate = type(func).backward_accumulate is not _default_accumulate
-        in_grads = (
-            tuple([_current_grad(inputs[i], grads, targets) for i in target_indexes])
-            if accumulate
-            else None
-        )
+            out_grads = []
+            any_grad = False
+            for ref in outputs:
+                n = ref()
+                g = None if n is None else grads.pop(n, None)
+                if g is not None:
+                    any_grad = True
+                    if retain_grad:
+                        var = n._variable()
+                        if var is not None:
+                            var._grad_var = g
+                out_grads.append(g)
+            if not any_grad:
+                continue
+            out_grads = tuple(out_grads)
+        inputs = func.inputs
         try:
-            gxs = _run_backward(
-                func, target_indexes, tuple(out_grads), in_grads, hooks, debug
-            )
+            if (
+                plain
+                and len(inputs) == 1
+                and not func._local_function_hooks
+                and type(func).backward_accumulate is _default_accumulate
+            ):
+                # The common node: _run_backward's checks for one input, inline.
+                if not inputs[0]._requires_grad:
+                    continue
+                target_indexes = _FIRST
+                accumulate = False
+                gxs = func.backward(_FIRST, out_grads)
+                if type(gxs) is not tuple:
+                    gxs = tuple(gxs)
+                if len(gxs) != 1:
+                    _check_count(func, gxs, _FIRST)
+                gx = gxs[0]
+                if gx is not None:
+                    if type(gx) is not _Variable:
+                        gx = _as_grad_var(func, gx)
+                        gxs = (gx,)
+                    node = inputs[0]
+                    data = gx._data
+                    if data.shape != node.shape or data.dtype != node.dtype:
+                        _check_grad(func, node, gx)
+            else:
+                target_indexes = []
+                for i, x in enumerate(inputs):
+                    if x._requires_grad:
+                        target_indexes.append(i)
+                if not target_indexes:
+                    continue
+                target_indexes = tuple(target_indexes)
+                if global_hooks or func._local_function_hooks:
+                    hooks = list(global_hooks.values()) if global_hooks else []
+                    if func._local_function_hooks:
+                        hooks.extend(func._local_function_hooks.values())
+                else:
+                    hooks = None
+                accumulate = type(func).backward_accumulate is not _default_accumulate
+                in_grads = (
+                    tuple(
+                        [
+                            _current_grad(inputs[i], grads, targets)
+                            for i in target_indexes
+                        ]
+                    )
+                    if accumulate
+                    else None
+                )
+                gxs = _run_backward(
+                    func, target_indexes, out_grads, in_grads, hooks, debug
+                )
         except Exception as e:
             if func.stack is not None:
                 where = "".join(func.stack.format()[-6:-1])
@@ -191,21 +245,11 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
                 continue
             node = inputs[i]
             creator = node._creator_node
-            if targets is not None:
-                if node in targets:
+            if creator is not None:
+                if targets is not None and node in targets:
                     targets[node] = (
                         gx if accumulate else _add(targets[node], gx, double)
                     )
-            elif creator is None:
-                var = node._variable()
-                if var is not None:
-                    var._loss_scale = loss_scale
-                    old = var._grad_var
-                    if old is None or accumulate:
-                        var._grad_var = _leaf_grad(gx, owned, double)
-                    else:
-                        var._grad_var = _add(old, gx, double)
-            if creator is not None:
                 if accumulate and targets is None:
                     grads[node] = gx
                 else:
@@ -215,6 +259,23 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
                     seen.add(creator)
                     heappush(heap, (-creator.rank, counter, creator))
                     counter += 1
+            elif targets is not None:
+                if node in targets:
+                    targets[node] = (
+                        gx if accumulate else _add(targets[node], gx, double)
+                    )
+            else:
+                var = node._variable()
+                if var is not None:
+                    var._loss_scale = loss_scale
+                    old = var._grad_var
+                    if old is None or accumulate:
+                        var._grad_var = _leaf_grad(gx, owned, double)
+                    else:
+                        var._grad_var = _add(old, gx, double)
+
+
+_FIRST = (0,)
 
 
 def _leaf_grad(gx, owned, double):

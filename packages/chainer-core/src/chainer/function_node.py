@@ -16,6 +16,10 @@ from chainer.utils import type_check
 _config = configuration.config
 _Variable = variable_module.Variable
 _make_variable = variable_module.Variable._make
+_make_output = variable_module.Variable._make_output
+_weakref = weakref.ref
+_tc_local = type_check._thread_local
+_LightTypes = type_check.LightTypeInfoTuple
 _ndarray = numpy.ndarray
 _fh_local = function_hook._thread_local
 _cfg_local = _config._local
@@ -155,8 +159,18 @@ class FunctionNode:
             type_check_on = _cfg_global.type_check
             enable_backprop = _cfg_global.enable_backprop
             debug = _cfg_global.debug
-        if type_check_on:
-            self._check_data_type_forward(in_data)
+        if type_check_on and type(self).check_type_forward is not _no_type_check:
+            # Light mode inlined (see type_check.LightMode.check): a failure
+            # re-runs the check in full mode for the Expect/Actual message.
+            prev = _tc_local.light_mode
+            _tc_local.light_mode = True
+            try:
+                self.check_type_forward(_LightTypes(in_data))
+            except Exception:
+                _tc_local.light_mode = prev
+                self._check_data_type_full(in_data)
+            else:
+                _tc_local.light_mode = prev
 
         hooks = _fh_local.__dict__.get("function_hooks")
         if self._local_function_hooks:
@@ -178,7 +192,7 @@ class FunctionNode:
             )
         for y in outputs:
             if type(y) is not _ndarray:
-                outputs = tuple(_as_output_array(y) for y in outputs)
+                outputs = tuple(map(_as_output_array, outputs))
                 break
         if debug:
             self._check_nan("forward", outputs)
@@ -186,26 +200,35 @@ class FunctionNode:
             for hook in hooks.values():
                 hook.forward_postprocess(self, in_data)
 
+        # Single-input / single-output cases skip the generic loops: they are
+        # most applications.
         if not (requires_grad and enable_backprop):
+            if len(outputs) == 1:
+                return (_make_variable(outputs[0], requires_grad),)
             return tuple([_make_variable(y, requires_grad) for y in outputs])
 
-        rank = 0
-        for x in input_vars:
-            r = x._node.rank
-            if r > rank:
-                rank = r
+        if len(input_vars) == 1:
+            node = input_vars[0]._node
+            self.inputs = (node,)
+            rank = node.rank
+        else:
+            rank = 0
+            nodes = []
+            for x in input_vars:
+                node = x._node
+                nodes.append(node)
+                if node.rank > rank:
+                    rank = node.rank
+            self.inputs = tuple(nodes)
         self.rank = rank
-        self.inputs = tuple([x._node for x in input_vars])
-        ret = []
-        out_rank = rank + 1
-        for y in outputs:
-            v = _make_variable(y, True)
-            node = v._node
-            node._creator_node = self
-            node.rank = out_rank
-            ret.append(v)
-        ret = tuple(ret)
-        self.outputs = tuple([weakref.ref(v._node) for v in ret])
+        rank += 1
+        if len(outputs) == 1:
+            v = _make_output(outputs[0], self, rank)
+            ret = (v,)
+            self.outputs = (_weakref(v._node),)
+        else:
+            ret = tuple([_make_output(y, self, rank) for y in outputs])
+            self.outputs = tuple([_weakref(v._node) for v in ret])
         if self._input_indexes_to_retain is not None:
             for index in self._input_indexes_to_retain:
                 x = input_vars[index]
@@ -243,16 +266,11 @@ class FunctionNode:
                 f"the inputs: {names}"
             )
 
-    def _check_data_type_forward(self, in_data):
-        try:
-            type_check.light_mode.check(self.check_type_forward, in_data)
-            return
-        except Exception:
-            # Conditions are evaluated eagerly in light mode, so checks written
-            # for expressions (x_type.shape[1] on a 1-d input, .eval()) can
-            # fail there; the full mode below gives the documented result.
-            pass
-        # Re-run with expression objects to build the Expect/Actual message.
+    def _check_data_type_full(self, in_data):
+        # Conditions are evaluated eagerly in light mode, so checks written
+        # for expressions (x_type.shape[1] on a 1-d input, .eval()) can fail
+        # there; the full mode gives the documented result, and the
+        # Expect/Actual message when the check really fails.
         in_types = type_check.get_types(in_data, "in_types", False)
         with type_check.get_function_check_context(self):
             self.check_type_forward(in_types)
@@ -447,6 +465,9 @@ class FunctionNode:
             raise KeyError(f"Hook {name} does not exist")
         self.local_function_hooks[name].deleted(self)
         del self.local_function_hooks[name]
+
+
+_no_type_check = FunctionNode.check_type_forward
 
 
 def grad(

@@ -223,6 +223,25 @@ class Variable:
         v._node = node
         return v
 
+    @staticmethod
+    def _make_output(data, creator, rank):
+        """Fast constructor for an output of ``creator`` in a graph."""
+        v = object.__new__(Variable)
+        v._data = data
+        v._requires_grad = True
+        v._grad_var = None
+        node = object.__new__(VariableNode)
+        node._variable = weakref.ref(v)
+        node.name = None
+        node._requires_grad = True
+        node._creator_node = creator
+        node.data = None
+        node.rank = rank
+        node.shape = data.shape
+        node.dtype = data.dtype
+        v._node = node
+        return v
+
     def __copy__(self):
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)

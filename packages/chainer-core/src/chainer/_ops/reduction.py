@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy
+
 from chainer import backend
 from chainer import function_node
 from chainer import variable
@@ -9,11 +11,17 @@ from chainer._ops import array as array_ops
 from chainer._ops import basic_math
 from chainer.utils import type_check
 
+_add_reduce = numpy.add.reduce
+
 
 def _normalize_axis(axis, ndim):
     if axis is None:
         return None
-    if isinstance(axis, int):
+    if type(axis) is int:
+        if -ndim <= axis < ndim:
+            return (axis % ndim,)
+        axis = (axis,)
+    elif isinstance(axis, int):
         axis = (axis,)
     out = []
     for a in axis:
@@ -40,6 +48,9 @@ class Sum(function_node.FunctionNode):
 
     def forward(self, inputs):
         (x,) = inputs
+        if type(x) is numpy.ndarray:
+            # The ufunc's reduce skips ndarray.sum's Python-level dispatch.
+            return (_add_reduce(x, self.axis, None, None, self.keepdims),)
         return (x.sum(axis=self.axis, keepdims=self.keepdims),)
 
     def backward(self, indexes, grad_outputs):
