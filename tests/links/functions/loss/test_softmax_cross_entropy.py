@@ -47,6 +47,8 @@ _OPTIONS = [
     {"normalize": True, "ignore": True, "weighted": False, "double": True},
     {"normalize": True, "ignore": False, "weighted": True, "double": False},
     {"normalize": False, "ignore": False, "weighted": False, "double": True},
+    # The fused 2-d path with ignored labels.
+    {"normalize": False, "ignore": True, "weighted": False, "double": False},
 ]
 
 
@@ -252,3 +254,20 @@ def test_invalid_options(kwargs, match):
 def test_invalid_inputs(x, t, kwargs):
     with pytest.raises(type_check.InvalidType):
         sce.softmax_cross_entropy(x, t, **kwargs)
+
+
+@pytest.mark.parametrize("label_dtype", [numpy.int8, numpy.int16, numpy.int64])
+def test_fused_path_with_narrow_labels_matches_the_general_path(label_dtype):
+    # 120 x 5 flat offsets overflow int8: the fused path must widen them.
+    rng = numpy.random.RandomState(3)
+    x = rng.standard_normal((120, 5)).astype(numpy.float32)
+    t = rng.randint(0, 5, 120).astype(label_dtype)
+    t[::7] = -1
+    fused = chainer.Variable(x)
+    sce.softmax_cross_entropy(fused, t).backward()
+    general = chainer.Variable(x)
+    sce.softmax_cross_entropy(general, t, enable_double_backprop=True).backward()
+    expected = _expected_hard(x, t, True, None, -1, "mean")
+    loss = sce.softmax_cross_entropy(x, t)
+    numpy.testing.assert_allclose(loss.array, expected, rtol=1e-5)
+    numpy.testing.assert_allclose(fused.grad, general.grad, rtol=1e-5, atol=1e-7)
