@@ -12,6 +12,7 @@ from chainer.functions.activation.elu import elu
 from chainer.functions.activation.hard_sigmoid import hard_sigmoid
 from chainer.functions.activation.leaky_relu import leaky_relu
 from chainer.functions.activation.log_softmax import log_softmax
+from chainer.functions.activation.lstm import lstm
 from chainer.functions.activation.maxout import maxout
 from chainer.functions.activation.prelu import prelu
 from chainer.functions.activation.relu import relu
@@ -19,10 +20,12 @@ from chainer.functions.activation.relu6 import relu6
 from chainer.functions.activation.rrelu import rrelu
 from chainer.functions.activation.selu import selu
 from chainer.functions.activation.sigmoid import sigmoid
+from chainer.functions.activation.slstm import slstm
 from chainer.functions.activation.softmax import softmax
 from chainer.functions.activation.softplus import softplus
 from chainer.functions.activation.swish import swish
 from chainer.functions.activation.tanh import tanh
+from chainer.functions.activation.tree_lstm import tree_lstm
 from chainer.functions.array.as_strided import as_strided
 from chainer.functions.array.broadcast import broadcast
 from chainer.functions.array.broadcast import broadcast_to
@@ -65,6 +68,26 @@ from chainer.functions.array.transpose import transpose
 from chainer.functions.array.transpose_sequence import transpose_sequence
 from chainer.functions.array.vstack import vstack
 from chainer.functions.array.where import where
+from chainer.functions.connection.bilinear import bilinear
+from chainer.functions.connection.convolution_2d import convolution_2d
+from chainer.functions.connection.convolution_nd import convolution_1d
+from chainer.functions.connection.convolution_nd import convolution_3d
+from chainer.functions.connection.convolution_nd import convolution_nd
+from chainer.functions.connection.deconvolution_2d import deconvolution_2d
+from chainer.functions.connection.deconvolution_nd import deconvolution_1d
+from chainer.functions.connection.deconvolution_nd import deconvolution_3d
+from chainer.functions.connection.deconvolution_nd import deconvolution_nd
+from chainer.functions.connection.deformable_convolution_2d_sampler import (
+    deformable_convolution_2d_sampler,
+)
+from chainer.functions.connection.depthwise_convolution_2d import (
+    depthwise_convolution_2d,
+)
+from chainer.functions.connection.dilated_convolution_2d import dilated_convolution_2d
+from chainer.functions.connection.embed_id import embed_id
+from chainer.functions.connection.linear import linear
+from chainer.functions.connection.local_convolution_2d import local_convolution_2d
+from chainer.functions.connection.shift import shift
 from chainer.functions.evaluation.accuracy import accuracy
 from chainer.functions.evaluation.binary_accuracy import binary_accuracy
 from chainer.functions.evaluation.classification_summary import classification_summary
@@ -171,6 +194,53 @@ from chainer.functions.noise.gaussian import gaussian
 from chainer.functions.noise.gumbel_softmax import gumbel_softmax
 from chainer.functions.noise.simplified_dropconnect import simplified_dropconnect
 from chainer.functions.noise.zoneout import zoneout
+from chainer.functions.normalization.batch_normalization import batch_normalization
+from chainer.functions.normalization.batch_normalization import (
+    fixed_batch_normalization,
+)
+from chainer.functions.normalization.batch_renormalization import batch_renormalization
+from chainer.functions.normalization.batch_renormalization import (
+    fixed_batch_renormalization,
+)
+from chainer.functions.normalization.decorrelated_batch_normalization import (
+    decorrelated_batch_normalization,
+)
+from chainer.functions.normalization.decorrelated_batch_normalization import (
+    fixed_decorrelated_batch_normalization,
+)
+from chainer.functions.normalization.group_normalization import group_normalization
+from chainer.functions.normalization.l2_normalization import normalize
+from chainer.functions.normalization.layer_normalization import layer_normalization
+from chainer.functions.normalization.local_response_normalization import (
+    local_response_normalization,
+)
+from chainer.functions.pooling.average_pooling_2d import average_pooling_2d
+from chainer.functions.pooling.average_pooling_nd import average_pooling_1d
+from chainer.functions.pooling.average_pooling_nd import average_pooling_3d
+from chainer.functions.pooling.average_pooling_nd import average_pooling_nd
+from chainer.functions.pooling.max_pooling_2d import max_pooling_2d
+from chainer.functions.pooling.max_pooling_nd import max_pooling_1d
+from chainer.functions.pooling.max_pooling_nd import max_pooling_3d
+from chainer.functions.pooling.max_pooling_nd import max_pooling_nd
+from chainer.functions.pooling.roi_average_align_2d import roi_average_align_2d
+from chainer.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
+from chainer.functions.pooling.roi_max_align_2d import roi_max_align_2d
+from chainer.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
+from chainer.functions.pooling.roi_pooling_2d import roi_pooling_2d
+from chainer.functions.pooling.spatial_pyramid_pooling_2d import (
+    spatial_pyramid_pooling_2d,
+)
+from chainer.functions.pooling.unpooling_2d import unpooling_2d
+from chainer.functions.pooling.unpooling_nd import unpooling_1d
+from chainer.functions.pooling.unpooling_nd import unpooling_3d
+from chainer.functions.pooling.unpooling_nd import unpooling_nd
+from chainer.functions.pooling.upsampling_2d import upsampling_2d
+from chainer.functions.rnn.n_step_gru import n_step_bigru
+from chainer.functions.rnn.n_step_gru import n_step_gru
+from chainer.functions.rnn.n_step_lstm import n_step_bilstm
+from chainer.functions.rnn.n_step_lstm import n_step_lstm
+from chainer.functions.rnn.n_step_rnn import n_step_birnn
+from chainer.functions.rnn.n_step_rnn import n_step_rnn
 from chainer.functions.util.forget import forget
 
 __all__ = [
@@ -188,12 +258,19 @@ __all__ = [
     "argmin",
     "as_strided",
     "average",
+    "average_pooling_1d",
+    "average_pooling_2d",
+    "average_pooling_3d",
+    "average_pooling_nd",
     "batch_det",
     "batch_inv",
     "batch_l2_norm_squared",
     "batch_matmul",
+    "batch_normalization",
+    "batch_renormalization",
     "bernoulli_nll",
     "bias",
+    "bilinear",
     "binary_accuracy",
     "black_out",
     "broadcast",
@@ -207,6 +284,10 @@ __all__ = [
     "concat",
     "connectionist_temporal_classification",
     "contrastive",
+    "convolution_1d",
+    "convolution_2d",
+    "convolution_3d",
+    "convolution_nd",
     "copy",
     "cos",
     "cosh",
@@ -215,16 +296,25 @@ __all__ = [
     "cross_covariance",
     "cumprod",
     "cumsum",
+    "deconvolution_1d",
+    "deconvolution_2d",
+    "deconvolution_3d",
+    "deconvolution_nd",
+    "decorrelated_batch_normalization",
     "decov",
+    "deformable_convolution_2d_sampler",
     "depth2space",
+    "depthwise_convolution_2d",
     "det",
     "diagonal",
     "digamma",
+    "dilated_convolution_2d",
     "discriminative_margin_based_clustering_loss",
     "dropout",
     "dstack",
     "einsum",
     "elu",
+    "embed_id",
     "erf",
     "erfc",
     "erfcinv",
@@ -236,6 +326,9 @@ __all__ = [
     "f1_score",
     "fft",
     "fix",
+    "fixed_batch_normalization",
+    "fixed_batch_renormalization",
+    "fixed_decorrelated_batch_normalization",
     "flatten",
     "flip",
     "fliplr",
@@ -247,6 +340,7 @@ __all__ = [
     "gaussian_kl_divergence",
     "gaussian_nll",
     "get_item",
+    "group_normalization",
     "gumbel_softmax",
     "hard_sigmoid",
     "hinge",
@@ -256,9 +350,13 @@ __all__ = [
     "ifft",
     "im2col",
     "inv",
+    "layer_normalization",
     "leaky_relu",
     "lgamma",
+    "linear",
     "linear_interpolate",
+    "local_convolution_2d",
+    "local_response_normalization",
     "log",
     "log1p",
     "log2",
@@ -266,8 +364,13 @@ __all__ = [
     "log_ndtr",
     "log_softmax",
     "logsumexp",
+    "lstm",
     "matmul",
     "max",
+    "max_pooling_1d",
+    "max_pooling_2d",
+    "max_pooling_3d",
+    "max_pooling_nd",
     "maximum",
     "maxout",
     "mean",
@@ -276,9 +379,16 @@ __all__ = [
     "min",
     "minimum",
     "moveaxis",
+    "n_step_bigru",
+    "n_step_bilstm",
+    "n_step_birnn",
+    "n_step_gru",
+    "n_step_lstm",
+    "n_step_rnn",
     "ndtr",
     "ndtri",
     "negative_sampling",
+    "normalize",
     "pad",
     "pad_sequence",
     "permutate",
@@ -293,6 +403,11 @@ __all__ = [
     "repeat",
     "reshape",
     "resize_images",
+    "roi_average_align_2d",
+    "roi_average_pooling_2d",
+    "roi_max_align_2d",
+    "roi_max_pooling_2d",
+    "roi_pooling_2d",
     "rollaxis",
     "rrelu",
     "rsqrt",
@@ -301,17 +416,20 @@ __all__ = [
     "select_item",
     "selu",
     "separate",
+    "shift",
     "sigmoid",
     "sigmoid_cross_entropy",
     "sign",
     "simplified_dropconnect",
     "sin",
     "sinh",
+    "slstm",
     "softmax",
     "softmax_cross_entropy",
     "softplus",
     "space2depth",
     "sparse_matmul",
+    "spatial_pyramid_pooling_2d",
     "spatial_transformer_grid",
     "spatial_transformer_sampler",
     "split_axis",
@@ -331,7 +449,13 @@ __all__ = [
     "tile",
     "transpose",
     "transpose_sequence",
+    "tree_lstm",
     "triplet",
+    "unpooling_1d",
+    "unpooling_2d",
+    "unpooling_3d",
+    "unpooling_nd",
+    "upsampling_2d",
     "vstack",
     "where",
     "zeta",

@@ -1,0 +1,647 @@
+"""Geometry, window helpers and GEMM kernels of convolutions (``chainer.utils.conv``).
+
+Output sizes (:func:`get_conv_outsize`, :func:`get_deconv_outsize`), strided
+window views and their adjoint (:func:`im2col_nd`, :func:`col2im_nd`, used
+by pooling too), and the array-level convolution kernels that the
+convolution and deconvolution functions share (:func:`convolution_forward`,
+:func:`convolution_grad_weight`, :func:`deconvolution_forward`). Every
+helper works on the array module of its input (NumPy or a GPU backend with
+NumPy's stride API), on arrays laid out as ``(n, c, *spatial)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from chainer import backend
+
+
+def get_conv_outsize(size, k, s, p, cover_all=False, d=1):
+    """Returns the output length of a convolution or pooling along one axis.
+
+    .. math:: o = \\lfloor (size + 2p - d_k) / s \\rfloor + 1,
+        \\quad d_k = k + (k - 1)(d - 1)
+
+    With ``cover_all`` the numerator gets ``s - 1`` more, so that the last
+    window covers the last input element.
+
+    Args:
+        size (int): Input length.
+        k (int): Filter (window) size.
+        s (int): Stride.
+        p (int): Zero padding on each side.
+        cover_all (bool): Whether every input element must be covered.
+        d (int): Dilation.
+
+    Returns:
+        int: The output length (may be non-positive for too small inputs).
+    """
+    dk = k + (k - 1) * (d - 1)
+    if cover_all:
+        return (size + p * 2 - dk + s - 1) // s + 1
+    return (size + p * 2 - dk) // s + 1
+
+
+def get_deconv_outsize(size, k, s, p, cover_all=False, d=1):
+    """Returns the output length of a deconvolution along one axis.
+
+    It inverts :func:`get_conv_outsize`:
+    :math:`o = s (size - 1) + d_k - 2p`, minus ``s - 1`` with ``cover_all``.
+
+    Args:
+        size (int): Input length.
+        k (int): Filter size.
+        s (int): Stride.
+        p (int): Padding removed on each side.
+        cover_all (bool): Whether the matching convolution used cover_all.
+        d (int): Dilation.
+
+    Returns:
+        int: The output length.
+    """
+    dk = (k - 1) * d + 1
+    if cover_all:
+        return s * (size - 1) + dk - s + 1 - 2 * p
+    return s * (size - 1) + dk - 2 * p
+
+
+def as_tuple(x, n, name="argument"):
+    """Normalises an int or a length-``n`` sequence to a tuple of ``n`` ints.
+
+    Args:
+        x (int or sequence of int): The value.
+        n (int): Required length.
+        name (str): Argument name used in the error message.
+
+    Returns:
+        tuple of int: ``(x,) * n`` for an int, ``tuple(x)`` otherwise.
+
+    Raises:
+        ValueError: If a sequence has the wrong length.
+    """
+    if isinstance(x, (tuple, list)):
+        if len(x) != n:
+            raise ValueError(
+                f"{name} must be an int or a sequence of {n} ints, got {x!r}"
+            )
+        return tuple(int(v) for v in x)
+    return (int(x),) * n
+
+
+def pad_spatial(x, pad_lo, pad_hi, pval=0):
+    """Pads the spatial axes (all axes after the first two) of ``x``.
+
+    Allocates the result once and copies ``x`` into it (no ``numpy.pad``);
+    ``x`` itself is returned when all widths are zero.
+
+    Args:
+        x (:ref:`ndarray`): Array of shape ``(n, c, *spatial)``.
+        pad_lo (tuple of int): Width added before each spatial axis.
+        pad_hi (tuple of int): Width added after each spatial axis.
+        pval (scalar): Padding value.
+
+    Returns:
+        :ref:`ndarray`: The padded array.
+    """
+    if not any(pad_lo) and not any(pad_hi):
+        return x
+    xp = backend.get_array_module(x)
+    shape = x.shape[:2] + tuple(
+        size + lo + hi for size, lo, hi in zip(x.shape[2:], pad_lo, pad_hi, strict=True)
+    )
+    # Zero padding from calloc'ed pages costs nothing until touched.
+    out = xp.zeros(shape, x.dtype) if pval == 0 else xp.full(shape, pval, x.dtype)
+    inner = tuple(
+        slice(lo, lo + size) for size, lo in zip(x.shape[2:], pad_lo, strict=True)
+    )
+    out[(slice(None), slice(None), *inner)] = x
+    return out
+
+
+def window_view(x, ksize, stride, out_size, dilate=None):
+    """Returns a strided view of all filter windows of ``x``; nothing is copied.
+
+    Window ``(o_1, ..., o_d)`` starts at ``o_i * stride_i`` and its element
+    ``(k_1, ..., k_d)`` is ``x[..., o_i * stride_i + k_i * dilate_i, ...]``.
+    The caller ensures every window lies inside ``x`` (pad it first).
+
+    Args:
+        x (:ref:`ndarray`): Array of shape ``(n, c, *spatial)``.
+        ksize (tuple of int): Window size per spatial axis.
+        stride (tuple of int): Stride per spatial axis.
+        out_size (tuple of int): Number of windows per spatial axis.
+        dilate (tuple of int or None): Dilation per spatial axis (1 if None).
+
+    Returns:
+        :ref:`ndarray`: A read-only view of shape ``(n, c, *out_size, *ksize)``.
+    """
+    xp = backend.get_array_module(x)
+    st = x.strides[2:]
+    if dilate is None:
+        dilate = (1,) * len(ksize)
+    strides = (
+        x.strides[:2]
+        + tuple(a * s for a, s in zip(st, stride, strict=True))
+        + tuple(a * d for a, d in zip(st, dilate, strict=True))
+    )
+    shape = x.shape[:2] + tuple(out_size) + tuple(ksize)
+    return xp.lib.stride_tricks.as_strided(
+        x, shape=shape, strides=strides, writeable=False
+    )
+
+
+def conv_geometry(in_size, ksize, stride, pad, cover_all=False, dilate=None):
+    """Computes output sizes and the padding a window view needs.
+
+    Args:
+        in_size (tuple of int): Spatial input shape.
+        ksize, stride, pad (tuple of int): Per-axis filter size, stride and
+            padding.
+        cover_all (bool or tuple of bool): Chainer's ``cover_all`` option,
+            for all axes or per axis.
+        dilate (tuple of int or None): Per-axis dilation (1 if None).
+
+    Returns:
+        tuple: ``(out_size, pad_hi)``: the output shape and the padding after
+        each axis that keeps every window in bounds (``pad`` goes before;
+        ``pad_hi`` may be smaller than ``pad`` when windows stop short of the
+        end, and larger with ``cover_all``).
+    """
+    if dilate is None:
+        dilate = (1,) * len(ksize)
+    if not isinstance(cover_all, (tuple, list)):
+        cover_all = (cover_all,) * len(ksize)
+    out_size = []
+    pad_hi = []
+    for size, k, s, p, d, ca in zip(
+        in_size, ksize, stride, pad, dilate, cover_all, strict=True
+    ):
+        o = get_conv_outsize(size, k, s, p, ca, d)
+        out_size.append(o)
+        pad_hi.append(max(0, (o - 1) * s + (k - 1) * d + 1 - size - p))
+    return tuple(out_size), tuple(pad_hi)
+
+
+def im2col_nd(x, ksize, stride, pad, cover_all=False, dilate=None, pval=0):
+    """Pads ``x`` and returns the view of its filter windows.
+
+    Only the padding copies data; the result is a strided view.
+
+    Args:
+        x (:ref:`ndarray`): Array of shape ``(n, c, *spatial)``.
+        ksize, stride, pad (tuple of int): Per-axis filter size, stride and
+            padding.
+        cover_all (bool or tuple of bool): Chainer's ``cover_all`` option,
+            for all axes or per axis.
+        dilate (tuple of int or None): Per-axis dilation (1 if None).
+        pval (scalar): Value read in the padding.
+
+    Returns:
+        :ref:`ndarray`: Read-only view of shape ``(n, c, *out_size, *ksize)``.
+
+    Raises:
+        ValueError: If some output size is not positive.
+    """
+    out_size, pad_hi = conv_geometry(x.shape[2:], ksize, stride, pad, cover_all, dilate)
+    if min(out_size, default=1) <= 0:
+        raise ValueError(
+            f"the output would be empty {out_size} for spatial input size "
+            f"{x.shape[2:]}, ksize {ksize}, stride {stride}, pad {pad}"
+        )
+    x = pad_spatial(x, pad, pad_hi, pval)
+    return window_view(x, ksize, stride, out_size, dilate)
+
+
+def _padded_extent(in_size, out_size, ksize, stride, pad, dilate):
+    # Size per axis of a buffer holding the padded image and every window.
+    return tuple(
+        max(size + p, (o - 1) * s + (k - 1) * d + 1)
+        for size, o, k, s, p, d in zip(
+            in_size, out_size, ksize, stride, pad, dilate, strict=True
+        )
+    )
+
+
+def _add_windows(img, blocks, ksize, stride, dilate, out_size, trail=0):
+    # Adds the block of every kernel tap onto its strided region of the
+    # padded buffer ``img`` (spatial axes last but ``trail``); ``blocks(tap)``
+    # gives it.
+    lead = (slice(None),) * (img.ndim - len(ksize) - trail)
+    for tap in itertools.product(*(range(k) for k in ksize)):
+        dst = tuple(
+            slice(t * d, t * d + s * (o - 1) + 1, s)
+            for t, d, s, o in zip(tap, dilate, stride, out_size, strict=True)
+        )
+        img[lead + dst] += blocks(tap)
+
+
+def col2im_nd(col, stride, pad, in_size, dilate=None):
+    """Sums windows back onto the image: the adjoint of :func:`im2col_nd`.
+
+    Loops over kernel positions only (``prod(ksize)`` strided additions of
+    whole ``(n, c, *out_size)`` blocks).
+
+    Args:
+        col (:ref:`ndarray`): Array of shape ``(n, c, *out_size, *ksize)``.
+        stride, pad (tuple of int): Per-axis stride and padding.
+        in_size (tuple of int): Spatial shape of the image to produce.
+        dilate (tuple of int or None): Per-axis dilation (1 if None).
+
+    Returns:
+        :ref:`ndarray`: Array of shape ``(n, c, *in_size)``, dtype of ``col``
+        (a view into the padded sum buffer when ``pad`` is not zero).
+    """
+    nd = len(in_size)
+    out_size = col.shape[2 : 2 + nd]
+    ksize = col.shape[2 + nd :]
+    dilate = (1,) * nd if dilate is None else dilate
+    xp = backend.get_array_module(col)
+    padded = _padded_extent(in_size, out_size, ksize, stride, pad, dilate)
+    img = xp.zeros(col.shape[:2] + padded, col.dtype)
+    rest = (slice(None),) * (2 + nd)
+    _add_windows(img, lambda tap: col[rest + tap], ksize, stride, dilate, out_size)
+    inner = tuple(slice(p, p + size) for p, size in zip(pad, in_size, strict=True))
+    return img[(slice(None), slice(None), *inner)]
+
+
+# A patch matrix of more than _WHOLE_BYTES is built and multiplied in chunks
+# of the batch of about _CHUNK_BYTES, so that each chunk is still in cache
+# when the GEMM reads it. Measured on the layers of benchmarks/workloads/
+# convnet_step.py (single thread): 1.2-1.7x faster per layer for the large
+# VGG-style layers (1 MiB chunks beat 0.5, 2 and 4 MiB), no gain for the
+# LeNet layers (<= 8 MiB), where more, smaller scatter-adds cost more.
+_CHUNK_BYTES = 1 << 20
+_WHOLE_BYTES = 16 << 20
+
+
+def _batch_chunks(n, bytes_per_image):
+    if n * bytes_per_image <= _WHOLE_BYTES:
+        return [(0, n)]
+    step = max(1, _CHUNK_BYTES // max(1, bytes_per_image))
+    return [(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def _is_pointwise(ksize, stride, pad):
+    return all(k == 1 for k in ksize) and not any(pad) and all(s == 1 for s in stride)
+
+
+def im2col_matrix(x, ksize, stride, pad, cover_all=False, dilate=None):
+    """Builds the patch matrix of a convolution with one copy.
+
+    Row ``(c, k_1, ..., k_d)`` and column ``(n, o_1, ..., o_d)`` hold the
+    input element that kernel tap ``k`` of output position ``o`` reads, so a
+    convolution is ``W.reshape(c_O, -1) @ col``, whose result has one row
+    per output channel. The copy reads rows of the last spatial axis. For
+    single-pixel windows with unit stride and no padding the matrix is a
+    view of ``x`` when the memory layout of ``x`` allows it.
+
+    Args:
+        x (:ref:`ndarray`): Array of shape ``(n, c, *spatial)``.
+        ksize, stride, pad (tuple of int): Per-axis filter size, stride and
+            padding.
+        cover_all (bool or tuple of bool): Chainer's ``cover_all`` option,
+            for all axes or per axis.
+        dilate (tuple of int or None): Per-axis dilation (1 if None).
+
+    Returns:
+        tuple: ``(col, out_size)``: the matrix of shape
+        ``(c * prod(ksize), n * prod(out_size))`` and the output shape.
+
+    Raises:
+        ValueError: If some output size is not positive.
+    """
+    n, c = x.shape[:2]
+    nd = len(ksize)
+    if _is_pointwise(ksize, stride, pad):
+        return x.swapaxes(0, 1).reshape(c, -1), x.shape[2:]
+    out_size, pad_hi = conv_geometry(x.shape[2:], ksize, stride, pad, cover_all, dilate)
+    if min(out_size, default=1) <= 0:
+        raise ValueError(
+            f"the output would be empty {out_size} for spatial input size "
+            f"{x.shape[2:]}, ksize {ksize}, stride {stride}, pad {pad}"
+        )
+    view = window_view(pad_spatial(x, pad, pad_hi), ksize, stride, out_size, dilate)
+    view = view.transpose(1, *range(2 + nd, 2 + 2 * nd), 0, *range(2, 2 + nd))
+    xp = backend.get_array_module(x)
+    col = xp.ascontiguousarray(view).reshape(c * _prod(ksize), n * _prod(out_size))
+    return col, out_size
+
+
+def convolution_forward(
+    x, W, b=None, stride=None, pad=None, cover_all=False, dilate=None, groups=1,
+    keep_col=False,
+):  # fmt: skip
+    """Computes a convolution as GEMMs of the filters with patch matrices.
+
+    The patch matrix (see :func:`im2col_matrix`) is built and multiplied in
+    cache-sized chunks of the batch. The result has its channel axis
+    outermost in memory, so no transposing copy is needed.
+
+    Args:
+        x (:ref:`ndarray`): Input of shape ``(n, c_I, *spatial)``.
+        W (:ref:`ndarray`): Filters of shape ``(c_O, c_I / groups, *ksize)``
+            with the dtype of ``x``.
+        b (:ref:`ndarray` or None): Bias of shape ``(c_O,)``.
+        stride, pad (tuple of int): Per-axis stride and padding.
+        cover_all (bool or tuple of bool): Chainer's ``cover_all`` option.
+        dilate (tuple of int or None): Per-axis dilation (1 if None).
+        groups (int): Number of channel groups.
+        keep_col (bool): Also return the patch matrices (for the weight
+            gradient).
+
+    Returns:
+        tuple: ``(y, cols)``: the output of shape ``(n, c_O, *out_size)`` (a
+        view of a ``(c_O, n, *out_size)`` buffer) and, with ``keep_col``, the
+        list of ``(start, stop, col)``: the patch matrix of each chunk
+        ``x[start:stop]`` of the batch (None otherwise).
+    """
+    xp = backend.get_array_module(x)
+    n = x.shape[0]
+    ksize = W.shape[2:]
+    out_channels = W.shape[0]
+    w2 = W.reshape(out_channels, -1)
+    out_size, _ = conv_geometry(x.shape[2:], ksize, stride, pad, cover_all, dilate)
+    size = _prod(out_size)
+    chunks = _batch_chunks(n, w2.shape[1] * size * x.itemsize)
+    cols = []
+    if len(chunks) == 1 or _is_pointwise(ksize, stride, pad):
+        col, out_size = im2col_matrix(x, ksize, stride, pad, cover_all, dilate)
+        y = grouped_matmul(w2, col, groups)
+        cols.append((0, n, col))
+    else:
+        y = xp.empty((out_channels, n * size), x.dtype)
+        for i, j in chunks:
+            col, _ = im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)
+            grouped_matmul(w2, col, groups, out=y[:, i * size : j * size])
+            if keep_col:
+                cols.append((i, j, col))
+    if b is not None:
+        y += b[:, None]
+    y = y.reshape(out_channels, n, *out_size).swapaxes(0, 1)
+    return y, (cols if keep_col else None)
+
+
+def convolution_grad_weight(
+    x, gy, ksize, stride, pad, cover_all=False, dilate=None, groups=1, cols=None
+):  # fmt: skip
+    """Computes the filter gradient of a convolution: GEMMs of ``gy`` and patches.
+
+    Args:
+        x (:ref:`ndarray`): Input of the convolution, ``(n, c_I, *spatial)``.
+        gy (:ref:`ndarray`): Output gradient, ``(n, c_O, *out_size)``, with
+            the dtype of ``x``.
+        ksize, stride, pad (tuple of int): Per-axis filter size, stride and
+            padding.
+        cover_all (bool or tuple of bool): Chainer's ``cover_all`` option.
+        dilate (tuple of int or None): Per-axis dilation (1 if None).
+        groups (int): Number of channel groups.
+        cols (list or None): The patch matrices that
+            :func:`convolution_forward` kept; rebuilt chunk by chunk if None.
+
+    Returns:
+        :ref:`ndarray`: The gradient as a ``(c_O, c_I / groups * prod(ksize))``
+        matrix.
+    """
+    n, out_channels = gy.shape[:2]
+    gy2 = gy.swapaxes(0, 1).reshape(out_channels, -1)
+    size = _prod(gy.shape[2:])
+    if cols is None:
+        rows = x.shape[1] * _prod(ksize)
+        if _is_pointwise(ksize, stride, pad):
+            chunks = [(0, n)]
+        else:
+            chunks = _batch_chunks(n, rows * size * x.itemsize)
+        cols = (
+            (i, j, im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)[0])
+            for i, j in chunks
+        )
+    gW = None
+    for i, j, col in cols:
+        g = grouped_matmul(gy2[:, i * size : j * size], col, groups, transb=True)
+        if gW is None:
+            gW = g
+        else:
+            gW += g
+    return gW
+
+
+def deconvolution_forward(
+    x, W, b=None, stride=None, pad=None, out_size=None, dilate=None, groups=1
+):  # fmt: skip
+    """Computes a transposed convolution: GEMMs, then patches summed onto the image.
+
+    The adjoint of :func:`convolution_forward` with the same filters: for
+    each cache-sized chunk of the batch one GEMM gives the patch matrix of
+    the output (see :func:`im2col_matrix`), whose windows are added onto
+    the output with one strided addition per kernel tap.
+
+    Args:
+        x (:ref:`ndarray`): Input of shape ``(n, c_I, *in_size)``.
+        W (:ref:`ndarray`): Filters of shape ``(c_I, c_O / groups, *ksize)``
+            with the dtype of ``x``.
+        b (:ref:`ndarray` or None): Bias of shape ``(c_O,)``.
+        stride, pad (tuple of int): Per-axis stride and padding.
+        out_size (tuple of int): Spatial output shape; the convolution with
+            these parameters (and ``cover_all`` where needed) maps it back
+            to ``in_size``.
+        dilate (tuple of int or None): Per-axis dilation (1 if None).
+        groups (int): Number of channel groups.
+
+    Returns:
+        :ref:`ndarray`: Output of shape ``(n, c_O, *out_size)``: a view with
+        the channel axis outermost in memory (and, for batches that are not
+        chunked, the batch axis innermost).
+    """
+    xp = backend.get_array_module(x)
+    n, in_channels = x.shape[:2]
+    in_size = x.shape[2:]
+    ksize = W.shape[2:]
+    nd = len(ksize)
+    dilate = (1,) * nd if dilate is None else dilate
+    out_channels = W.shape[1] * groups
+    w2 = W.reshape(in_channels, -1)
+    if _is_pointwise(ksize, stride, pad) and tuple(in_size) == tuple(out_size):
+        x2 = x.swapaxes(0, 1).reshape(in_channels, -1)
+        y = grouped_matmul(w2, x2, groups, transa=True)
+        if b is not None:
+            y += b[:, None]
+        return y.reshape(out_channels, n, *out_size).swapaxes(0, 1)
+    size = _prod(in_size)
+    padded = _padded_extent(out_size, in_size, ksize, stride, pad, dilate)
+    inner = tuple(slice(p, p + o) for p, o in zip(pad, out_size, strict=True))
+    rows = out_channels * _prod(ksize)
+    chunks = _batch_chunks(n, rows * size * x.itemsize)
+    if len(chunks) == 1:
+        # Batch innermost: the window additions then run over whole rows of
+        # (width x batch) elements instead of short rows of width elements
+        # (4x faster for the LeNet-style layers).
+        x2 = xp.ascontiguousarray(x.transpose(1, *range(2, nd + 2), 0))
+        col = grouped_matmul(w2, x2.reshape(in_channels, -1), groups, transa=True)
+        col = col.reshape(out_channels, *ksize, *in_size, n)
+        img = xp.zeros((out_channels, *padded, n), x.dtype)
+        _add_windows(
+            img, lambda tap: col[(slice(None), *tap)], ksize, stride, dilate,
+            in_size, trail=1,
+        )  # fmt: skip
+        y = img[(slice(None), *inner)]
+        if b is not None:
+            y += b.reshape((-1,) + (1,) * (nd + 1))
+        return y.transpose(nd + 1, 0, *range(1, nd + 1))
+    x2 = x.swapaxes(0, 1).reshape(in_channels, -1)
+    img = xp.zeros((out_channels, n, *padded), x.dtype)
+    for i, j in chunks:
+        col = grouped_matmul(w2, x2[:, i * size : j * size], groups, transa=True)
+        col = col.reshape(out_channels, *ksize, j - i, *in_size)
+        _add_windows(
+            img[:, i:j], lambda tap, col=col: col[(slice(None), *tap)], ksize, stride,
+            dilate, in_size,
+        )  # fmt: skip
+    y = img[(slice(None), slice(None), *inner)]
+    if b is not None:
+        y += b.reshape((-1,) + (1,) * (nd + 1))
+    return y.swapaxes(0, 1)
+
+
+def grouped_matmul(a, b, groups=1, transa=False, transb=False, out=None):
+    """Multiplies matrices split into ``groups`` diagonal blocks.
+
+    ``a`` and ``b`` are split into ``groups`` row blocks; block ``g`` of the
+    result is ``op(a_g) @ op(b_g)``, stacked along the rows. One GEMM when
+    ``groups == 1``. Float16 operands are multiplied in float32 (NumPy has
+    no half-precision BLAS, and its half loop accumulates in half
+    precision); the result keeps the operands' dtype.
+
+    Args:
+        a (:ref:`ndarray`): 2-d array whose rows split into ``groups``
+            blocks.
+        b (:ref:`ndarray`): 2-d array whose rows split into ``groups``
+            blocks.
+        groups (int): Number of blocks.
+        transa (bool): Use the transpose of each block of ``a``.
+        transb (bool): Use the transpose of each block of ``b``.
+        out (:ref:`ndarray` or None): 2-d array to write the result into.
+
+    Returns:
+        :ref:`ndarray`: 2-d array of the stacked block products.
+    """
+    xp = backend.get_array_module(a)
+    dtype = a.dtype
+    half = dtype == xp.float16
+    if half:
+        a = a.astype(xp.float32)
+        b = b.astype(xp.float32)
+    if groups == 1:
+        a = a.T if transa else a
+        b = b.T if transb else b
+        if out is None or half:
+            y = a @ b
+        else:
+            return xp.matmul(a, b, out=out)
+    else:
+        a3 = a.reshape(groups, a.shape[0] // groups, -1)
+        b3 = b.reshape(groups, b.shape[0] // groups, -1)
+        if transa:
+            a3 = a3.swapaxes(1, 2)
+        if transb:
+            b3 = b3.swapaxes(1, 2)
+        if out is not None and not half:
+            xp.matmul(a3, b3, out=out.reshape(groups, -1, out.shape[1]))
+            return out
+        y = xp.matmul(a3, b3)
+        y = y.reshape(y.shape[0] * y.shape[1], y.shape[2])
+    if out is not None:
+        out[...] = y
+        return out
+    if y.dtype != dtype:
+        y = y.astype(dtype)
+    return y
+
+
+def _prod(values):
+    size = 1
+    for v in values:
+        size *= v
+    return size
+
+
+def im2col_cpu(
+    img, kh, kw, sy, sx, ph, pw, pval=0, cover_all=False, dy=1, dx=1,
+    out_h=None, out_w=None,
+):  # fmt: skip
+    """Extracts 2-d patches into a new array (Chainer's layout).
+
+    Args:
+        img (:ref:`ndarray`): Array of shape ``(n, c, h, w)``.
+        kh, kw (int): Filter size.
+        sy, sx (int): Stride.
+        ph, pw (int): Padding.
+        pval (scalar): Value read in the padding.
+        cover_all (bool): Chainer's ``cover_all`` option.
+        dy, dx (int): Dilation.
+        out_h, out_w (int or None): Output size (computed when None).
+
+    Returns:
+        :ref:`ndarray`: Array of shape ``(n, c, kh, kw, out_h, out_w)``.
+    """
+    xp = backend.get_array_module(img)
+    h, w = img.shape[2:]
+    if out_h is None:
+        out_h = get_conv_outsize(h, kh, sy, ph, cover_all, dy)
+    if out_w is None:
+        out_w = get_conv_outsize(w, kw, sx, pw, cover_all, dx)
+    if out_h <= 0 or out_w <= 0:
+        raise ValueError(f"the output would be empty ({out_h}, {out_w})")
+    hi_h = max(0, (out_h - 1) * sy + (kh - 1) * dy + 1 - h - ph)
+    hi_w = max(0, (out_w - 1) * sx + (kw - 1) * dx + 1 - w - pw)
+    x = pad_spatial(img, (ph, pw), (hi_h, hi_w), pval)
+    view = window_view(x, (kh, kw), (sy, sx), (out_h, out_w), (dy, dx))
+    return xp.ascontiguousarray(view.transpose(0, 1, 4, 5, 2, 3))
+
+
+def col2im_cpu(col, sy, sx, ph, pw, h, w, dy=1, dx=1):
+    """Sums 2-d patches back onto an image: the adjoint of :func:`im2col_cpu`.
+
+    Args:
+        col (:ref:`ndarray`): Array of shape ``(n, c, kh, kw, out_h, out_w)``.
+        sy, sx (int): Stride.
+        ph, pw (int): Padding.
+        h, w (int): Image size.
+        dy, dx (int): Dilation.
+
+    Returns:
+        :ref:`ndarray`: Array of shape ``(n, c, h, w)``.
+    """
+    return col2im_nd(
+        col.transpose(0, 1, 4, 5, 2, 3), (sy, sx), (ph, pw), (h, w), (dy, dx)
+    )
+
+
+def parse_dilate_groups(kwargs, name):
+    """Reads the keyword-only ``dilate`` and ``groups`` of 2-d convolutions.
+
+    Chainer's 2-d convolution functions and links take these two options as
+    ``**kwargs``; ``deterministic`` is a removed option.
+
+    Args:
+        kwargs (dict): The keyword arguments left after the named ones.
+        name (str): Name of the caller, used in error messages.
+
+    Returns:
+        tuple: ``(dilate, groups)``, 1 where not given.
+
+    Raises:
+        ValueError: For the removed ``deterministic`` option.
+        TypeError: For any other unexpected keyword.
+    """
+    if "deterministic" in kwargs:
+        raise ValueError(
+            "deterministic argument is not supported anymore. Use "
+            "chainer.using_config('cudnn_deterministic', value) context where "
+            "value is either `True` or `False`."
+        )
+    unknown = sorted(set(kwargs) - {"dilate", "groups"})
+    if unknown:
+        raise TypeError(
+            f"{name}() got unexpected keyword argument(s): {', '.join(unknown)}"
+        )
+    return kwargs.get("dilate", 1), kwargs.get("groups", 1)

@@ -1,0 +1,1 @@
+"""Neural network connections: linear, convolution, embedding and friends."""

@@ -1,0 +1,291 @@
+from chainer import _ops
+from chainer import function_node
+from chainer.functions.connection import convolution_nd
+from chainer.utils import conv
+from chainer.utils import type_check
+
+
+class DeconvolutionND(function_node.FunctionNode):
+    """N-dimensional deconvolution (transposed convolution) with groups.
+
+    Two algorithms give the same result: one GEMM into a patch matrix that
+    is summed back onto the output (col2im), or, for unit strides, a
+    convolution of the padded input with the flipped filters. The second
+    builds a patch matrix of the input channels instead of the output
+    channels, so it runs when ``c_I <= c_O``; ``benchmarks/workloads/
+    convnet_step.py`` measures both.
+    """
+
+    def __init__(self, ndim, stride=1, pad=0, outsize=None, dilate=1, groups=1):
+        self.ndim = ndim
+        self.stride = conv.as_tuple(stride, ndim, "stride")
+        self.pad = conv.as_tuple(pad, ndim, "pad")
+        self.dilate = conv.as_tuple(dilate, ndim, "dilate")
+        self.groups = int(groups)
+        if min(self.stride, default=1) < 1 or min(self.dilate, default=1) < 1:
+            raise ValueError(f"{self.label}: stride and dilate must be positive")
+        if min(self.pad, default=0) < 0:
+            raise ValueError(f"{self.label}: pad must not be negative")
+        if self.groups < 1:
+            raise ValueError(f"{self.label}: groups must be positive, got {groups}")
+        self.outsize = (
+            None if outsize is None else conv.as_tuple(outsize, ndim, "outsize")
+        )
+        self.cover_all = None
+
+    def _default_outsize(self, in_size, ksize):
+        return tuple(
+            conv.get_deconv_outsize(size, k, s, p, d=d)
+            for size, k, s, p, d in zip(
+                in_size, ksize, self.stride, self.pad, self.dilate, strict=True
+            )
+        )
+
+    def check_type_forward(self, in_types):
+        n_in = in_types.size()
+        type_check.expect(n_in >= 2, n_in <= 3)
+        x_type, w_type = in_types[:2]
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            w_type.dtype.kind == "f",
+            x_type.ndim == self.ndim + 2,
+            w_type.ndim == self.ndim + 2,
+            x_type.shape[1] == w_type.shape[0],
+        )
+        if type_check.eval(n_in) == 3:
+            b_type = in_types[2]
+            type_check.expect(
+                b_type.dtype == x_type.dtype,
+                b_type.ndim == 1,
+                b_type.shape[0] == w_type.shape[1] * self.groups,
+            )
+        x_shape = tuple(type_check.eval(x_type.shape))
+        w_shape = tuple(type_check.eval(w_type.shape))
+        if x_shape[1] % self.groups:
+            raise type_check.InvalidType(
+                "x.shape[1] % groups == 0",
+                f"x.shape[1] = {x_shape[1]}, groups = {self.groups}",
+            )
+        geometry = tuple(
+            zip(
+                x_shape[2:],
+                w_shape[2:],
+                self.stride,
+                self.pad,
+                self.dilate,
+                strict=True,
+            )
+        )
+        if self.outsize is None:
+            out_size = self._default_outsize(x_shape[2:], w_shape[2:])
+            if min(out_size, default=1) <= 0:
+                raise type_check.InvalidType(
+                    "output size > 0 on every spatial axis",
+                    f"output size {out_size} for x.shape = {x_shape}, "
+                    f"W.shape = {w_shape}, stride = {self.stride}, pad = {self.pad}",
+                )
+            return
+        for out, (size, k, s, p, d) in zip(self.outsize, geometry, strict=True):
+            lower = conv.get_conv_outsize(out, k, s, p, d=d)
+            upper = conv.get_conv_outsize(out, k, s, p, cover_all=True, d=d)
+            if out <= 0 or not lower <= size <= upper:
+                raise type_check.InvalidType(
+                    "outsize consistent with the input size: "
+                    "get_conv_outsize(outsize) <= x.shape[2:] <= "
+                    "get_conv_outsize(outsize, cover_all=True)",
+                    f"outsize = {self.outsize}, x.shape = {x_shape}, "
+                    f"W.shape = {w_shape}, stride = {self.stride}, pad = {self.pad}",
+                )
+
+    def forward(self, inputs):
+        x, W = inputs[:2]
+        self.retain_inputs((0, 1))
+        if W.dtype != x.dtype:
+            W = W.astype(x.dtype)
+        in_size = x.shape[2:]
+        ksize = W.shape[2:]
+        out_size = self.outsize or self._default_outsize(in_size, ksize)
+        # The convolution that maps out_size back to in_size (the backward)
+        # needs cover_all on the axes where the plain formula falls short.
+        cover_all = tuple(
+            size != conv.get_conv_outsize(out, k, s, p, d=d)
+            for size, out, k, s, p, d in zip(
+                in_size, out_size, ksize, self.stride, self.pad, self.dilate,
+                strict=True,
+            )
+        )  # fmt: skip
+        self.cover_all = cover_all[0] if len(set(cover_all)) == 1 else cover_all
+        in_channels = x.shape[1]
+        out_channels = W.shape[1] * self.groups
+        b = inputs[2] if len(inputs) == 3 else None
+        if (
+            in_channels <= out_channels
+            and all(s == 1 for s in self.stride)
+            and all(
+                p <= d * (k - 1)
+                for p, d, k in zip(self.pad, self.dilate, ksize, strict=True)
+            )
+            and any(k > 1 for k in ksize)
+        ):
+            y = self._forward_as_convolution(x, W, b, ksize)
+        else:
+            y = conv.deconvolution_forward(
+                x, W, b, self.stride, self.pad, out_size, self.dilate, self.groups
+            )
+        return (y,)
+
+    def _forward_as_convolution(self, x, W, b, ksize):
+        # With unit strides the transposed convolution is a convolution of x
+        # padded by d * (k - 1) - p with the flipped, regrouped filters.
+        g = self.groups
+        c_in = W.shape[0]
+        c_out_g = W.shape[1]
+        w_conv = W.reshape(g, c_in // g, c_out_g, *ksize).swapaxes(1, 2)
+        w_conv = w_conv.reshape(g * c_out_g, c_in // g, *ksize)
+        w_conv = w_conv[(Ellipsis, *(slice(None, None, -1),) * self.ndim)]
+        pad = tuple(
+            d * (k - 1) - p
+            for d, k, p in zip(self.dilate, ksize, self.pad, strict=True)
+        )
+        stride = (1,) * self.ndim
+        y, _ = conv.convolution_forward(
+            x, w_conv, b, stride, pad, False, self.dilate, g
+        )
+        return y
+
+    def backward(self, indexes, grad_outputs):
+        x, W = self.get_retained_inputs()
+        (gy,) = grad_outputs
+        ret = []
+        if 0 in indexes:
+            fconv = convolution_nd.ConvolutionND(
+                self.ndim,
+                self.stride,
+                self.pad,
+                self.cover_all,
+                self.dilate,
+                self.groups,
+            )
+            ret.append(fconv.apply((gy, W))[0])
+        if 1 in indexes:
+            grad_w = convolution_nd.ConvolutionNDGradW(
+                self.ndim,
+                self.stride,
+                self.pad,
+                self.cover_all,
+                self.dilate,
+                self.groups,
+                W.shape,
+                W.dtype,
+            )
+            ret.append(grad_w.apply((gy, x))[0])
+        if 2 in indexes:
+            ret.append(_ops.sum(gy, axis=(0, *range(2, self.ndim + 2))))
+        return tuple(ret)
+
+
+def deconvolution_nd(
+    x, W, b=None, stride=1, pad=0, outsize=None, dilate=1, groups=1
+):  # fmt: skip
+    """N-dimensional deconvolution function.
+
+    The transpose (adjoint) of :func:`convolution_nd` with the same filters:
+    every input element scatters its filter-weighted copy onto the output.
+    The output size of spatial axis :math:`i` is
+
+    .. math:: o_i = s_i (d_i - 1) + k_i + (k_i - 1)(dl_i - 1) - 2 p_i
+
+    unless ``outsize`` gives it; an ``outsize`` is valid when the matching
+    convolution (with or without ``cover_all``) maps it back to ``d_i``.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Float input of shape
+            ``(n, c_I, d_1, ..., d_N)``.
+        W (~chainer.Variable or :ref:`ndarray`): Filters of shape
+            ``(c_I, c_O / G, k_1, ..., k_N)``.
+        b (~chainer.Variable or :ref:`ndarray`): Optional bias ``(c_O,)``.
+        stride (int or tuple of ints): Stride per spatial axis.
+        pad (int or tuple of ints): Padding removed per spatial axis.
+        outsize (None or tuple of ints): Output spatial size; estimated
+            from the input when None.
+        dilate (int or tuple of ints): Dilation factor per spatial axis.
+        groups (int): Number of channel groups :math:`G`.
+
+    Returns:
+        ~chainer.Variable: Output of shape ``(n, c_O, o_1, ..., o_N)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import chainer.functions as F
+        >>> x = np.ones((2, 4, 3, 3, 3), np.float32)
+        >>> W = np.ones((4, 2, 2, 2, 2), np.float32)
+        >>> F.deconvolution_nd(x, W, stride=2).shape
+        (2, 2, 6, 6, 6)
+    """
+    ndim = len(x.shape[2:])
+    fnode = DeconvolutionND(ndim, stride, pad, outsize, dilate, groups)
+    args = (x, W) if b is None else (x, W, b)
+    (y,) = fnode.apply(args)
+    return y
+
+
+def _check_ndim(x, expected, name):
+    if x.ndim - 2 != expected:
+        raise ValueError(
+            f"{name}: the number of dimensions under the channel dimension of "
+            f"the input 'x' should be {expected}, but the actual ndim was "
+            f"{x.ndim - 2}"
+        )
+
+
+def deconvolution_1d(
+    x, W, b=None, stride=1, pad=0, outsize=None, dilate=1, groups=1
+):  # fmt: skip
+    """1-dimensional deconvolution (:func:`deconvolution_nd` on 1-d data).
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input ``(n, c_I, d)``.
+        W (~chainer.Variable or :ref:`ndarray`): Filters
+            ``(c_I, c_O / groups, k)``.
+        b (~chainer.Variable or :ref:`ndarray`): Optional bias ``(c_O,)``.
+        stride (int or tuple of ints): Stride.
+        pad (int or tuple of ints): Padding.
+        outsize (None or tuple of ints): Output size ``(o,)``.
+        dilate (int or tuple of ints): Dilation factor.
+        groups (int): Number of channel groups.
+
+    Returns:
+        ~chainer.Variable: Output of shape ``(n, c_O, o)``.
+
+    Raises:
+        ValueError: If ``x`` is not 3-dimensional.
+    """
+    _check_ndim(x, 1, "deconvolution_1d")
+    return deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)
+
+
+def deconvolution_3d(
+    x, W, b=None, stride=1, pad=0, outsize=None, dilate=1, groups=1
+):  # fmt: skip
+    """3-dimensional deconvolution (:func:`deconvolution_nd` on 3-d data).
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input
+            ``(n, c_I, d_1, d_2, d_3)``.
+        W (~chainer.Variable or :ref:`ndarray`): Filters
+            ``(c_I, c_O / groups, k_1, k_2, k_3)``.
+        b (~chainer.Variable or :ref:`ndarray`): Optional bias ``(c_O,)``.
+        stride (int or tuple of ints): Stride.
+        pad (int or tuple of ints): Padding.
+        outsize (None or tuple of ints): Output size ``(o_1, o_2, o_3)``.
+        dilate (int or tuple of ints): Dilation factor.
+        groups (int): Number of channel groups.
+
+    Returns:
+        ~chainer.Variable: Output of shape ``(n, c_O, o_1, o_2, o_3)``.
+
+    Raises:
+        ValueError: If ``x`` is not 5-dimensional.
+    """
+    _check_ndim(x, 3, "deconvolution_3d")
+    return deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)

@@ -1,0 +1,123 @@
+from chainer import _ops
+from chainer import backend
+from chainer import function_node
+from chainer.utils import type_check
+
+
+class LinearFunction(function_node.FunctionNode):
+    """Affine map ``x @ W.T + b`` of a 2-d batch."""
+
+    def check_type_forward(self, in_types):
+        n_in = in_types.size()
+        type_check.expect(n_in >= 2, n_in <= 3)
+        x_type, w_type = in_types[:2]
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            w_type.dtype.kind == "f",
+            x_type.ndim == 2,
+            w_type.ndim == 2,
+            x_type.shape[1] == w_type.shape[1],
+        )
+        if type_check.eval(n_in) == 3:
+            b_type = in_types[2]
+            type_check.expect(
+                b_type.dtype == x_type.dtype,
+                b_type.ndim == 1,
+                b_type.shape[0] == w_type.shape[0],
+            )
+
+    def forward(self, inputs):
+        x, W = inputs[:2]
+        self.retain_inputs((0, 1))
+        if x.dtype == W.dtype and x.dtype.kind == "f" and x.dtype.itemsize > 2:
+            y = x @ W.T
+        else:
+            # NumPy has no half-precision BLAS (and its half loop accumulates
+            # in half precision): multiply in float32 at least.
+            xp = backend.get_array_module(x)
+            dtype = xp.promote_types(xp.promote_types(x.dtype, W.dtype), xp.float32)
+            y = (x.astype(dtype, copy=False) @ W.T.astype(dtype, copy=False)).astype(
+                x.dtype, copy=False
+            )
+        if len(inputs) == 3:
+            y += inputs[2]
+        return (y,)
+
+    def backward(self, indexes, grad_outputs):
+        x, W = self.get_retained_inputs()
+        (gy,) = grad_outputs
+        ret = []
+        if 0 in indexes:
+            gx = _ops.matmul(gy, W)
+            if gx.dtype != x.dtype:
+                gx = _ops.cast(gx, x.dtype)
+            ret.append(gx)
+        if 1 in indexes:
+            gW = _ops.matmul(_ops.transpose(gy), x)
+            if gW.dtype != W.dtype:
+                gW = _ops.cast(gW, W.dtype)
+            ret.append(gW)
+        if 2 in indexes:
+            ret.append(_ops.sum(gy, axis=0))
+        return tuple(ret)
+
+
+def linear(x, W, b=None, n_batch_axes=1):
+    """Linear function, or affine transformation.
+
+    It computes :math:`Y = x W^\\top + b`. The leading ``n_batch_axes`` axes
+    of ``x`` are batch axes; the remaining axes are flattened into one
+    feature axis of size :math:`N`.
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Float input of shape
+            ``(s_1, ..., s_B, t_1, ..., t_k)`` with ``B = n_batch_axes`` and
+            ``t_1 * ... * t_k = N``.
+        W (~chainer.Variable or :ref:`ndarray`): Weight of shape ``(M, N)``.
+        b (~chainer.Variable or :ref:`ndarray`): Optional bias of shape
+            ``(M,)``, with the dtype of ``x``.
+        n_batch_axes (int): Number of leading batch axes of ``x`` (at least
+            one).
+
+    Returns:
+        ~chainer.Variable: Output of shape ``(s_1, ..., s_B, M)`` and the
+        dtype of ``x``.
+
+    Raises:
+        ValueError: If ``n_batch_axes`` is not positive.
+
+    Example:
+        >>> import numpy as np
+        >>> import chainer.functions as F
+        >>> x = np.random.uniform(0, 1, (3, 4)).astype(np.float32)
+        >>> W = np.random.uniform(0, 1, (5, 4)).astype(np.float32)
+        >>> b = np.random.uniform(0, 1, (5,)).astype(np.float32)
+        >>> F.linear(x, W, b).shape
+        (3, 5)
+    """
+    if n_batch_axes <= 0:
+        raise ValueError(f"n_batch_axes must be positive, got {n_batch_axes}")
+    batch_shape = None
+    ndim = x.ndim
+    if n_batch_axes > 1:
+        if ndim <= n_batch_axes:
+            raise ValueError(
+                f"linear: x of ndim {ndim} has no feature axis after "
+                f"n_batch_axes={n_batch_axes} batch axes"
+            )
+        batch_shape = x.shape[:n_batch_axes]
+        x = _ops.reshape(x, (_size(batch_shape), _size(x.shape[n_batch_axes:])))
+    elif ndim > 2:
+        x = _ops.reshape(x, (x.shape[0], _size(x.shape[1:])))
+    args = (x, W) if b is None else (x, W, b)
+    (y,) = LinearFunction().apply(args)
+    if batch_shape is not None:
+        y = _ops.reshape(y, (*batch_shape, y.shape[1]))
+    return y
+
+
+def _size(shape):
+    size = 1
+    for s in shape:
+        size *= s
+    return size

@@ -1,0 +1,1 @@
+"""Normalization functions of the catalogue (``chainer.functions.normalization``)."""

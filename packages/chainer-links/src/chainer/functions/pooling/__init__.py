@@ -1,0 +1,1 @@
+"""Pooling functions of the catalogue (``chainer.functions.pooling``)."""

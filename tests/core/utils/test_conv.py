@@ -1,0 +1,231 @@
+import itertools
+
+import numpy
+import pytest
+
+from chainer.utils import conv
+
+
+@pytest.mark.parametrize(
+    ("size", "k", "s", "p", "d", "expected", "expected_cover_all"),
+    [
+        (5, 3, 1, 0, 1, 3, 3),
+        (5, 3, 2, 0, 1, 2, 2),
+        (6, 3, 2, 0, 1, 2, 3),
+        (6, 3, 2, 1, 1, 3, 4),
+        (7, 3, 1, 0, 2, 3, 3),
+        (28, 5, 1, 0, 1, 24, 24),
+        (24, 2, 2, 0, 1, 12, 12),
+        (5, 2, 2, 0, 1, 2, 3),
+    ],
+)
+def test_get_conv_outsize(size, k, s, p, d, expected, expected_cover_all):
+    assert conv.get_conv_outsize(size, k, s, p, d=d) == expected
+    assert conv.get_conv_outsize(size, k, s, p, cover_all=True, d=d) == (
+        expected_cover_all
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "k", "s", "p", "d"),
+    list(itertools.product([3, 4, 7], [1, 2, 3], [1, 2, 3], [0, 1], [1, 2])),
+)
+def test_get_deconv_outsize_inverts_conv(size, k, s, p, d):
+    out = conv.get_deconv_outsize(size, k, s, p, d=d)
+    if out > 0:
+        assert conv.get_conv_outsize(out, k, s, p, d=d) == size
+    out_ca = conv.get_deconv_outsize(size, k, s, p, cover_all=True, d=d)
+    if out_ca > 0:
+        assert conv.get_conv_outsize(out_ca, k, s, p, cover_all=True, d=d) == size
+
+
+def test_get_deconv_outsize_values():
+    assert conv.get_deconv_outsize(3, 3, 2, 1) == 5
+    assert conv.get_deconv_outsize(3, 3, 2, 1, cover_all=True) == 4
+    assert conv.get_deconv_outsize(4, 3, 1, 0, d=2) == 8
+
+
+def test_as_tuple():
+    assert conv.as_tuple(2, 3) == (2, 2, 2)
+    assert conv.as_tuple((1, 2), 2) == (1, 2)
+    assert conv.as_tuple([1, 2], 2) == (1, 2)
+    with pytest.raises(ValueError, match="stride must be an int or a sequence of 2"):
+        conv.as_tuple((1, 2, 3), 2, "stride")
+
+
+def test_pad_spatial():
+    x = numpy.arange(6, dtype=numpy.float32).reshape(1, 1, 2, 3)
+    assert conv.pad_spatial(x, (0, 0), (0, 0)) is x
+    y = conv.pad_spatial(x, (1, 0), (0, 2), pval=-1)
+    expected = numpy.pad(x, ((0, 0), (0, 0), (1, 0), (0, 2)), constant_values=-1)
+    numpy.testing.assert_array_equal(y, expected)
+    assert y.dtype == numpy.float32
+
+
+def _naive_windows(x, ksize, stride, pad, cover_all, dilate, pval):
+    # Reads every window element by index, with out-of-image reads giving pval.
+    nd = len(ksize)
+    out = tuple(
+        conv.get_conv_outsize(x.shape[2 + i], ksize[i], stride[i], pad[i], cover_all,
+                              dilate[i])
+        for i in range(nd)
+    )  # fmt: skip
+    res = numpy.full(x.shape[:2] + out + tuple(ksize), pval, x.dtype)
+    for o in itertools.product(*(range(v) for v in out)):
+        for k in itertools.product(*(range(v) for v in ksize)):
+            pos = [o[i] * stride[i] + k[i] * dilate[i] - pad[i] for i in range(nd)]
+            if all(0 <= pos[i] < x.shape[2 + i] for i in range(nd)):
+                res[(slice(None), slice(None), *o, *k)] = x[
+                    (slice(None), slice(None), *pos)
+                ]
+    return res
+
+
+@pytest.mark.parametrize(
+    ("shape", "ksize", "stride", "pad", "cover_all", "dilate"),
+    [
+        ((2, 3, 5, 6), (3, 2), (1, 2), (1, 0), False, (1, 1)),
+        ((2, 3, 5, 6), (3, 2), (2, 2), (1, 1), True, (1, 1)),
+        ((1, 2, 7, 7), (3, 3), (2, 1), (2, 1), False, (2, 3)),
+        ((1, 2, 6), (2,), (3,), (0,), True, (1,)),
+        ((1, 2, 4, 5, 4), (2, 3, 2), (1, 2, 2), (1, 0, 1), False, (1, 1, 2)),
+    ],
+)
+def test_im2col_nd_and_col2im_nd(shape, ksize, stride, pad, cover_all, dilate):
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(numpy.float32)
+    col = conv.im2col_nd(x, ksize, stride, pad, cover_all, dilate, pval=-7)
+    expected = _naive_windows(x, ksize, stride, pad, cover_all, dilate, -7)
+    numpy.testing.assert_array_equal(col, expected)
+    assert not col.flags.writeable
+
+    # col2im_nd is the adjoint: <im2col(x), g> == <x, col2im(g)> (zero padding).
+    col0 = conv.im2col_nd(x, ksize, stride, pad, cover_all, dilate)
+    g = rng.standard_normal(col0.shape).astype(numpy.float64)
+    gx = conv.col2im_nd(g, stride, pad, shape[2:], dilate)
+    assert gx.shape == shape
+    numpy.testing.assert_allclose((col0 * g).sum(), (x * gx).sum(), rtol=1e-5)
+
+
+def test_im2col_nd_empty_output():
+    x = numpy.zeros((1, 1, 2, 2), numpy.float32)
+    with pytest.raises(ValueError, match="output would be empty"):
+        conv.im2col_nd(x, (3, 3), (1, 1), (0, 0))
+
+
+def test_im2col_cpu_col2im_cpu():
+    rng = numpy.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 5, 4)).astype(numpy.float32)
+    col = conv.im2col_cpu(x, 3, 2, 2, 1, 1, 0, cover_all=True, dy=1, dx=2)
+    windows = _naive_windows(x, (3, 2), (2, 1), (1, 0), True, (1, 2), 0)
+    numpy.testing.assert_array_equal(col, windows.transpose(0, 1, 4, 5, 2, 3))
+    assert col.flags.c_contiguous
+    g = rng.standard_normal(col.shape)
+    gx = conv.col2im_cpu(g, 2, 1, 1, 0, 5, 4, dy=1, dx=2)
+    numpy.testing.assert_allclose((col * g).sum(), (x * gx).sum(), rtol=1e-5)
+    with pytest.raises(ValueError, match="empty"):
+        conv.im2col_cpu(x, 7, 7, 1, 1, 0, 0)
+
+
+def _matrix_reference(x, ksize, stride, pad, cover_all, dilate):
+    # (c * K, n * prod(out)) from the window view.
+    view = conv.im2col_nd(x, ksize, stride, pad, cover_all, dilate)
+    nd = len(ksize)
+    axes = (1, *range(2 + nd, 2 + 2 * nd), 0, *range(2, 2 + nd))
+    col = numpy.ascontiguousarray(view.transpose(axes))
+    return col.reshape(x.shape[1] * int(numpy.prod(ksize)), -1), view.shape[2 : 2 + nd]
+
+
+_GEOMETRIES = [
+    ((4, 4, 4, 6), (3, 3), (1, 1), (1, 1), False, (1, 1)),
+    ((4, 2, 5, 7), (3, 2), (2, 1), (1, 0), True, (1, 2)),
+    ((3, 2, 3, 4, 5), (2, 1, 3), (1, 2, 1), (1, 0, 1), (False, True, False), None),
+    ((4, 2, 9), (3,), (1,), (2,), False, (2,)),
+    ((4, 4, 3, 5), (1, 1), (1, 1), (0, 0), False, (1, 1)),
+]
+
+
+@pytest.mark.parametrize(
+    ("shape", "ksize", "stride", "pad", "cover_all", "dilate"), _GEOMETRIES
+)
+def test_im2col_matrix(shape, ksize, stride, pad, cover_all, dilate):
+    x = numpy.random.default_rng(2).standard_normal(shape)
+    col, out_size = conv.im2col_matrix(x, ksize, stride, pad, cover_all, dilate)
+    expected, expected_out = _matrix_reference(x, ksize, stride, pad, cover_all, dilate)
+    assert out_size == expected_out
+    numpy.testing.assert_array_equal(col, expected)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 2 << 20])
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize(
+    ("shape", "ksize", "stride", "pad", "cover_all", "dilate"), _GEOMETRIES
+)
+def test_convolution_kernels(
+    monkeypatch, chunk_bytes, groups, shape, ksize, stride, pad, cover_all, dilate
+):
+    # Chunked (one image per chunk) and whole-batch GEMMs agree with the
+    # patch-matrix definition; the deconvolution is the adjoint.
+    monkeypatch.setattr(conv, "_CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(conv, "_WHOLE_BYTES", 0)
+    rng = numpy.random.default_rng(4)
+    n, c = shape[:2]
+    x = rng.standard_normal(shape)
+    W = rng.standard_normal((6, c // groups, *ksize))
+    b = rng.standard_normal(6)
+    y, cols = conv.convolution_forward(
+        x, W, b, stride, pad, cover_all, dilate, groups, keep_col=True
+    )
+    col, out_size = _matrix_reference(x, ksize, stride, pad, cover_all, dilate)
+    w3 = W.reshape(groups, 6 // groups, -1)
+    col3 = col.reshape(groups, -1, col.shape[1])
+    expected = numpy.matmul(w3, col3).reshape(6, n, *out_size) + b.reshape(
+        (6, 1) + (1,) * len(ksize)
+    )
+    numpy.testing.assert_allclose(y, expected.swapaxes(0, 1), rtol=1e-10, atol=1e-10)
+
+    gy = rng.standard_normal(y.shape)
+    gy3 = gy.swapaxes(0, 1).reshape(groups, 6 // groups, -1)
+    expected_gW = numpy.matmul(gy3, col3.swapaxes(1, 2)).reshape(6, -1)
+    for kept in (cols, None):
+        gW = conv.convolution_grad_weight(
+            x, gy, ksize, stride, pad, cover_all, dilate, groups, kept
+        )
+        numpy.testing.assert_allclose(gW, expected_gW, rtol=1e-10, atol=1e-10)
+
+    W_t = rng.standard_normal((6, c // groups, *ksize))
+    gx = conv.deconvolution_forward(
+        gy, W_t, None, stride, pad, shape[2:], dilate, groups
+    )
+    assert gx.shape == shape
+    y_t, _ = conv.convolution_forward(
+        x, W_t, None, stride, pad, cover_all, dilate, groups
+    )
+    numpy.testing.assert_allclose((y_t * gy).sum(), (x * gx).sum(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32])
+def test_grouped_matmul(groups, dtype):
+    rng = numpy.random.default_rng(3)
+    a = rng.standard_normal((6, 4)).astype(dtype)
+    b = rng.standard_normal((6, 5)).astype(dtype)
+    y = conv.grouped_matmul(a, b, groups, transa=True)
+    assert y.dtype == dtype
+    blocks = [
+        a[g * 6 // groups : (g + 1) * 6 // groups].T.astype(numpy.float64)
+        @ b[g * 6 // groups : (g + 1) * 6 // groups]
+        for g in range(groups)
+    ]
+    numpy.testing.assert_allclose(y, numpy.concatenate(blocks), rtol=1e-2, atol=1e-2)
+    y = conv.grouped_matmul(a, a, groups, transb=True)
+    assert y.shape == (6, 6 // groups)
+
+
+def test_parse_dilate_groups():
+    assert conv.parse_dilate_groups({}, "f") == (1, 1)
+    assert conv.parse_dilate_groups({"dilate": 2, "groups": 3}, "f") == (2, 3)
+    with pytest.raises(ValueError, match="deterministic"):
+        conv.parse_dilate_groups({"deterministic": True}, "f")
+    with pytest.raises(TypeError, match=r"f\(\) got unexpected keyword argument"):
+        conv.parse_dilate_groups({"foo": 1}, "f")

@@ -1,0 +1,176 @@
+import math
+
+import numpy
+import pytest
+
+import chainer
+from chainer import functions
+from chainer import testing
+from chainer.functions.pooling import roi_average_align_2d
+from chainer.utils import type_check
+
+_FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# (y_min, x_min, y_max, x_max), exact in float16; the last ROI is partly
+# outside the image.
+_ROIS = numpy.array(
+    [[0, 0, 12, 14], [2.5, 1.75, 9.25, 11.5], [4, 6, 5, 7], [-5, 8.5, 11, 17.75]]
+)
+_INDICES = numpy.array([0, 1, 1, 0], numpy.int32)
+
+
+def _pair(v):
+    return tuple(v) if isinstance(v, tuple) else (v, v)
+
+
+def _bilinear(img, y, x):
+    # Detectron's rule: None outside [-1, size], else clamp and interpolate.
+    h, w = img.shape[1:]
+    if y < -1 or y > h or x < -1 or x > w:
+        return None
+    y = min(max(y, 0), h - 1)
+    x = min(max(x, 0), w - 1)
+    y0, x0 = math.floor(y), math.floor(x)
+    y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
+    ly, lx = y - y0, x - x0
+    return (
+        (1 - ly) * (1 - lx) * img[:, y0, x0]
+        + (1 - ly) * lx * img[:, y0, x1]
+        + ly * (1 - lx) * img[:, y1, x0]
+        + ly * lx * img[:, y1, x1]
+    )
+
+
+def _samples(img, roi, scale, outsize, ratio, i, j):
+    outh, outw = outsize
+    y0, x0, y1, x1 = (float(v) * scale for v in roi)
+    rh, rw = max(y1 - y0, 1.0), max(x1 - x0, 1.0)
+    gh = ratio[0] if ratio[0] is not None else math.ceil(rh / outh)
+    gw = ratio[1] if ratio[1] is not None else math.ceil(rw / outw)
+    vals = []
+    for iy in range(gh):
+        yy = y0 + i * rh / outh + (iy + 0.5) * rh / outh / gh
+        for ix in range(gw):
+            xx = x0 + j * rw / outw + (ix + 0.5) * rw / outw / gw
+            vals.append(_bilinear(img, yy, xx))
+    return vals
+
+
+def reference(x, rois, indices, outsize, scale, ratio, reduce):
+    outsize = _pair(outsize)
+    ratio = _pair(ratio)
+    y = numpy.empty((len(rois), x.shape[1], *outsize))
+    for r, roi in enumerate(rois):
+        img = x[indices[r]].astype(numpy.float64)
+        for i in range(outsize[0]):
+            for j in range(outsize[1]):
+                y[r, :, i, j] = reduce(_samples(img, roi, scale, outsize, ratio, i, j))
+    return y.astype(x.dtype)
+
+
+def _average(vals):
+    return sum(0 if v is None else v for v in vals) / len(vals)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "outsize": [(2, 3), 1],
+            "spatial_scale": [0.5, 0.25],
+            "sampling_ratio": [None, 2, (1, 3)],
+            "dtype": _FLOATS,
+        }
+    )
+)
+@testing.inject_backend_tests(None, [{}])
+class TestROIAverageAlign2D(testing.FunctionTestCase):
+    def setUp(self):
+        if self.dtype == numpy.float16:
+            self.check_forward_options = {"atol": 2e-3, "rtol": 2e-3}
+            self.check_backward_options = {"atol": 1e-2, "rtol": 1e-2}
+            self.check_double_backward_options = {"atol": 1e-2, "rtol": 1e-2}
+
+    def generate_inputs(self):
+        return (numpy.random.uniform(-1, 1, (2, 3, 6, 7)).astype(self.dtype),)
+
+    def forward(self, inputs, device):
+        (x,) = inputs
+        rois = device.send(_ROIS.astype(x.dtype))
+        indices = device.send(_INDICES)
+        y = functions.roi_average_align_2d(
+            x, rois, indices, self.outsize, self.spatial_scale, self.sampling_ratio
+        )
+        return (y,)
+
+    def forward_expected(self, inputs):
+        (x,) = inputs
+        rois = _ROIS.astype(x.dtype)
+        y = reference(
+            x,
+            rois,
+            _INDICES,
+            self.outsize,
+            self.spatial_scale,
+            self.sampling_ratio,
+            _average,
+        )
+        return (y,)
+
+
+def test_roi_outside_the_image_gives_zero():
+    x = chainer.Variable(numpy.random.rand(1, 2, 4, 4).astype(numpy.float32))
+    rois = numpy.array([[-9, -9, -5, -5]], numpy.float32)
+    y = functions.roi_average_align_2d(x, rois, numpy.zeros(1, numpy.int32), 2, 1.0)
+    numpy.testing.assert_array_equal(y.array, 0)
+    y.grad = numpy.ones(y.shape, numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, 0)
+
+
+def test_interp_matrix_rows_sum_to_one_inside():
+    # Samples at -1.5, -0.5, ..., 3.5 over an input of length 3.
+    w, valid = roi_average_align_2d.interp_matrix(
+        numpy, -2.0, 2.0, 3, 2, 3, numpy.float64
+    )
+    numpy.testing.assert_array_equal(valid, [False, True, True, True, True, False])
+    numpy.testing.assert_allclose(w.sum(axis=1), valid.astype(float))
+
+
+def test_sampling_ratio_pair():
+    assert roi_average_align_2d.sampling_ratio_pair(None) == (None, None)
+    assert roi_average_align_2d.sampling_ratio_pair((2, None)) == (2, None)
+    for bad in (0, 1.5, (1, 2, 3), (0, 1)):
+        with pytest.raises(TypeError, match="sampling_ratio"):
+            roi_average_align_2d.sampling_ratio_pair(bad)
+
+
+@pytest.mark.parametrize(
+    ("rois", "indices"),
+    [
+        (numpy.zeros((2, 4), numpy.float64), numpy.zeros(2, numpy.int32)),
+        (numpy.zeros((2, 3), numpy.float32), numpy.zeros(2, numpy.int32)),
+    ],
+)
+def test_invalid_input(rois, indices):
+    x = numpy.zeros((1, 2, 4, 4), numpy.float32)
+    with pytest.raises(type_check.InvalidType):
+        functions.roi_average_align_2d(x, rois, indices, 2, 1.0)
+
+
+def test_invalid_sampling_ratio():
+    x = numpy.zeros((1, 2, 4, 4), numpy.float32)
+    rois = numpy.zeros((1, 4), numpy.float32)
+    with pytest.raises(TypeError, match="sampling_ratio"):
+        functions.roi_average_align_2d(x, rois, numpy.zeros(1, numpy.int32), 2, 1.0, 0)
+
+
+@pytest.mark.parametrize(("n_rois", "channels"), [(0, 3), (2, 0)])
+def test_no_rois_or_no_channels(n_rois, channels):
+    x = chainer.Variable(numpy.random.rand(2, channels, 4, 4).astype(numpy.float32))
+    rois = numpy.tile(numpy.array([[0, 0, 3, 3]], numpy.float32), (n_rois, 1))
+    indices = numpy.ones(n_rois, numpy.int32)
+    y = functions.roi_average_align_2d(x, rois, indices, 2, 1.0)
+    assert y.shape == (n_rois, channels, 2, 2)
+    y.grad = numpy.zeros(y.shape, numpy.float32)
+    y.backward()
+    assert x.grad.shape == x.shape
