@@ -1,0 +1,132 @@
+import numpy
+import pytest
+
+import chainer
+from chainer import initializers
+from chainer import testing
+from chainer.functions.connection import deconvolution_nd as deconvolution_nd_function
+from chainer.links.connection import deconvolution_nd
+
+_FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            # spatial shape, ksize, stride, pad, outsize, groups
+            "deconv": [
+                ((4,), 3, 2, 1, None, 1),
+                ((2, 3, 2), 2, 1, 0, None, 2),
+                ((2, 2, 2, 2), 2, 2, 0, (5, 4, 4, 5), 1),
+            ],
+            "lazy": [False, True],
+            "dtype": _FLOATS,
+        }
+    )
+)
+@testing.inject_backend_tests(None, [{}])
+class TestDeconvolutionND(testing.LinkTestCase):
+    param_names = ("W", "b")
+
+    def setUp(self):
+        if self.dtype == numpy.float16:
+            self.check_forward_options = {"atol": 5e-3, "rtol": 5e-3}
+            self.check_backward_options = {"atol": 5e-2, "rtol": 5e-2}
+        else:
+            self.check_backward_options = {"atol": 1e-3, "rtol": 1e-3}
+
+    def generate_params(self):
+        spatial, ksize, _, _, _, groups = self.deconv
+        shape = (2, 4 // groups) + (ksize,) * len(spatial)
+        W = numpy.random.uniform(-1, 1, shape).astype(self.dtype)
+        return W, numpy.random.uniform(-1, 1, 4).astype(self.dtype)
+
+    def create_link(self, inits):
+        spatial, ksize, stride, pad, outsize, groups = self.deconv
+        ndim = len(spatial)
+        W, b = inits
+        in_channels = None if self.lazy else 2
+        with chainer.using_config("dtype", self.dtype):
+            if ndim == 1:
+                cls = deconvolution_nd.Deconvolution1D
+            elif ndim == 3:
+                cls = deconvolution_nd.Deconvolution3D
+            else:
+                return deconvolution_nd.DeconvolutionND(
+                    ndim, in_channels, 4, ksize, stride, pad, outsize=outsize,
+                    initialW=W, initial_bias=b, groups=groups,
+                )  # fmt: skip
+            return cls(
+                in_channels, 4, ksize, stride, pad, outsize=outsize, initialW=W,
+                initial_bias=b, groups=groups,
+            )  # fmt: skip
+
+    def generate_inputs(self):
+        spatial = self.deconv[0]
+        return (numpy.random.uniform(-1, 1, (2, 2, *spatial)).astype(self.dtype),)
+
+    def forward_expected(self, link, inputs):
+        (x,) = inputs
+        _, _, stride, pad, outsize, groups = self.deconv
+        y = deconvolution_nd_function.deconvolution_nd(
+            x.astype(numpy.float64),
+            link.W.array.astype(numpy.float64),
+            link.b.array.astype(numpy.float64),
+            stride, pad, outsize, groups=groups,
+        )  # fmt: skip
+        return (y.array.astype(self.dtype),)
+
+
+@testing.parameterize(*testing.product({"dtype": _FLOATS}))
+@testing.inject_backend_tests(None, [{}])
+class TestDeconvolutionNDInitializers(testing.LinkInitializersTestCase):
+    param_names = ("W", "b")
+
+    def get_initializers(self):
+        return ([initializers.Constant(2.0), 0.5], [initializers.Constant(1.0), 3])
+
+    def generate_params(self):
+        return (initializers.Constant(2.0), initializers.Constant(1.0))
+
+    def create_link(self, inits):
+        W, b = inits
+        with chainer.using_config("dtype", self.dtype):
+            return deconvolution_nd.DeconvolutionND(
+                2, 2, 3, 2, initialW=W, initial_bias=b
+            )
+
+    def generate_inputs(self):
+        return (numpy.random.uniform(-1, 1, (1, 2, 3, 3)).astype(self.dtype),)
+
+
+def test_short_form_and_shapes():
+    link = deconvolution_nd.DeconvolutionND(2, 5, 3, stride=2, nobias=True)
+    assert link.W.array is None
+    assert link.b is None
+    y = link(numpy.ones((1, 2, 4, 4), numpy.float32))
+    assert y.shape == (1, 5, 9, 9)
+    assert link.W.shape == (2, 5, 3, 3)
+    assert isinstance(link.W.initializer, initializers.LeCunNormal)
+    assert "DeconvolutionND(in_channels=2, out_channels=5" in repr(link)
+    link1 = deconvolution_nd.Deconvolution1D(2, 4, 2, groups=2)
+    assert link1(numpy.ones((1, 2, 5), numpy.float32)).shape == (1, 4, 6)
+    assert link1.W.shape == (2, 2, 2)
+
+
+def test_invalid():
+    with pytest.raises(ValueError, match="output channels must be divisible"):
+        deconvolution_nd.DeconvolutionND(1, 2, 3, 2, groups=2)
+    link = deconvolution_nd.Deconvolution1D(None, 4, 2, groups=2)
+    with pytest.raises(ValueError, match="input channels must be divisible"):
+        link(numpy.ones((1, 3, 5), numpy.float32))
+    link = deconvolution_nd.Deconvolution3D(2, 3, 2)
+    with pytest.raises(ValueError, match="expected an input of 5 dimensions"):
+        link(numpy.ones((1, 2, 4, 4), numpy.float32))
+
+
+def test_serialization_round_trip():
+    src = deconvolution_nd.DeconvolutionND(1, 2, 3, 2)
+    dst = deconvolution_nd.DeconvolutionND(1, 2, 3, 2)
+    testing.save_and_load_npz(src, dst)
+    numpy.testing.assert_array_equal(dst.W.array, src.W.array)
+    numpy.testing.assert_array_equal(dst.b.array, src.b.array)
