@@ -61,7 +61,25 @@ WORKLOADS = {
         ["--repeats", "11"],
         ["--repeats", "5", "--calls", "100"],
     ),
+    "lenet_step": (
+        {"chainer": "convnet_step.py", "torch": "torch_convnet_step.py"},
+        ["lenet", "--steps", "10"],
+        ["lenet", "--steps", "4"],
+    ),
+    "vgg_step": (
+        {"chainer": "convnet_step.py", "torch": "torch_convnet_step.py"},
+        ["vgg", "--steps", "5"],
+        ["vgg", "--steps", "2", "--warmup", "1"],
+    ),
+    "lstm_lm_step": (
+        {"chainer": "lstm_lm_step.py", "torch": "torch_lstm_lm_step.py"},
+        ["--steps", "4", "--no-floor"],
+        ["--steps", "2", "--warmup", "1", "--no-floor"],
+    ),
 }
+
+# Workloads whose PyTorch twin exists (others show a dash for PyTorch).
+TORCH_WORKLOADS = ("per_op", "mlp_step", "lenet_step", "vgg_step", "lstm_lm_step")
 
 # Workload -> rows of (label, result key, floor key).
 ROWS = {
@@ -90,6 +108,19 @@ ROWS = {
             "F.softmax_cross_entropy, fwd+bwd, µs/call",
             "softmax_cross_entropy_total_us",
             "softmax_cross_entropy_numpy_us",
+        ),
+    ],
+    "lenet_step": [
+        ("LeNet train step, batch 64, 28x28, SGD, ms", "step_ms", None),
+    ],
+    "vgg_step": [
+        ("VGG-style step with batch norm, batch 64, 32x32, SGD, ms", "step_ms", None),
+    ],
+    "lstm_lm_step": [
+        (
+            "LSTM LM step (vocab 10k, 650 units, BPTT 35, batch 20), ms",
+            "step_ms",
+            None,
         ),
     ],
 }
@@ -295,7 +326,7 @@ def build_table(records, sides, infos, labels, workloads):
                 ]
                 if vals:
                     cells.append(_spread(vals, _fmt_for(vals)))
-                elif side == "torch" and workload not in ("per_op", "mlp_step"):
+                elif side == "torch" and workload not in TORCH_WORKLOADS:
                     cells.append("—")
                 else:
                     cells.append("failed")
