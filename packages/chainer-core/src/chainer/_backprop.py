@@ -147,8 +147,17 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
     debug = _config.debug
     double = _config.enable_backprop
     plain = not (global_hooks or debug)
-    while heap:
-        func = heappop(heap)[2]
+    # A node that became ready while the heap was empty is the only
+    # candidate: it waits in `ready` instead of going through the heap (a
+    # chain of ops never touches the heap). It joins the heap as soon as
+    # another node becomes ready.
+    ready = None
+    while heap or ready is not None:
+        if ready is not None:
+            func = ready
+            ready = None
+        else:
+            func = heappop(heap)[2]
         # One output and one input are most nodes: they skip the generic
         # loops below.
         outputs = func.outputs
@@ -257,8 +266,15 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
                     grads[node] = gx if old is None else _add(old, gx, double)
                 if creator not in seen:
                     seen.add(creator)
-                    heappush(heap, (-creator.rank, counter, creator))
-                    counter += 1
+                    if ready is None and not heap:
+                        ready = creator
+                    else:
+                        if ready is not None:
+                            heappush(heap, (-ready.rank, counter, ready))
+                            counter += 1
+                            ready = None
+                        heappush(heap, (-creator.rank, counter, creator))
+                        counter += 1
             elif targets is not None:
                 if node in targets:
                     targets[node] = (

@@ -233,12 +233,18 @@ class FunctionNode:
             for index in self._input_indexes_to_retain:
                 x = input_vars[index]
                 x._node.data = x._data
-        if self._output_indexes_to_retain is not None:
-            retained = []
-            for index in self._output_indexes_to_retain:
-                ret[index]._node.data = outputs[index]
-                retained.append(outputs[index])
-            self._retained_output_data = tuple(retained)
+        indexes = self._output_indexes_to_retain
+        if indexes is not None:
+            if len(ret) == 1 and len(indexes) == 1:
+                y = outputs[0]
+                v._node.data = y
+                self._retained_output_data = (y,)
+            else:
+                retained = []
+                for index in indexes:
+                    ret[index]._node.data = outputs[index]
+                    retained.append(outputs[index])
+                self._retained_output_data = tuple(retained)
         if debug:
             self.stack = traceback.extract_stack()
         return ret
@@ -385,7 +391,9 @@ class FunctionNode:
         Args:
             indexes (tuple of int): Indexes of inputs to retain.
         """
-        self._input_indexes_to_retain = tuple(indexes)
+        self._input_indexes_to_retain = (
+            indexes if type(indexes) is tuple else tuple(indexes)
+        )
 
     def retain_outputs(self, indexes):
         """Lets specified outputs be kept for backward (call inside forward).
@@ -393,7 +401,9 @@ class FunctionNode:
         Args:
             indexes (tuple of int): Indexes of outputs to retain.
         """
-        self._output_indexes_to_retain = tuple(indexes)
+        self._output_indexes_to_retain = (
+            indexes if type(indexes) is tuple else tuple(indexes)
+        )
 
     def get_retained_inputs(self):
         """Returns the retained inputs as a tuple of Variables."""

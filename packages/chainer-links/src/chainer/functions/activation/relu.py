@@ -8,6 +8,8 @@ from chainer.utils import type_check
 # against a 0-d array of the same dtype skips value-based casting, which costs
 # more than the elementwise work on small arrays.
 _ZEROS = {}
+_FIRST = (0,)
+_maximum = numpy.maximum
 
 
 def _zero(x, xp):
@@ -29,17 +31,29 @@ class ReLU(function_node.FunctionNode):
 
     def forward(self, inputs):
         (x,) = inputs
-        xp = backend.get_array_module(x)
-        y = xp.maximum(x, _zero(x, xp))
-        self.retain_outputs((0,))
+        if type(x) is numpy.ndarray:
+            # The lookups inlined: they cost as much as the maximum of a
+            # small array.
+            zero = _ZEROS.get(x.dtype)
+            y = _maximum(x, _zero(x, numpy) if zero is None else zero)
+        else:
+            xp = backend.get_array_module(x)
+            y = xp.maximum(x, _zero(x, xp))
+        self.retain_outputs(_FIRST)
         return (y,)
 
     def backward(self, indexes, grad_outputs):
         # Only the mask of the output is needed (a constant of the backward
         # graph), so the retained array is read without recreating its
         # Variable.
-        (y,) = self.output_data
-        return ReLUGrad(y > _zero(y, backend.get_array_module(y))).apply(grad_outputs)
+        y = self._retained_output_data[0]
+        if type(y) is numpy.ndarray:
+            zero = _ZEROS.get(y.dtype)
+            if zero is None:
+                zero = _zero(y, numpy)
+        else:
+            zero = _zero(y, backend.get_array_module(y))
+        return ReLUGrad(y > zero).apply(grad_outputs)
 
 
 class ReLUGrad(function_node.FunctionNode):
