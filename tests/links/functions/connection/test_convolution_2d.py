@@ -43,6 +43,30 @@ def _reference(x, W, b, stride, pad, cover_all, dilate, groups):
     return y
 
 
+class _Convolution2DForward:
+    # convolution_2d with the options of the ``conv`` parameter and its
+    # _reference value, for FunctionTestCase (the bias is optional).
+
+    def forward(self, inputs, device):
+        x, W = inputs[:2]
+        b = inputs[2] if len(inputs) == 3 else None
+        c = self.conv
+        y = convolution_2d.convolution_2d(
+            x, W, b, c["stride"], c["pad"], c["cover_all"],
+            dilate=c["dilate"], groups=c["groups"],
+        )  # fmt: skip
+        return (y,)
+
+    def forward_expected(self, inputs):
+        x, W = inputs[:2]
+        b = inputs[2] if len(inputs) == 3 else None
+        c = self.conv
+        y = _reference(
+            x, W, b, c["stride"], c["pad"], c["cover_all"], c["dilate"], c["groups"]
+        )
+        return (y.astype(self.dtype),)
+
+
 @testing.parameterize(
     *testing.product(
         {
@@ -68,7 +92,7 @@ def _reference(x, W, b, stride, pad, cover_all, dilate, groups):
     )
 )
 @testing.inject_backend_tests(None, [{}])
-class TestConvolution2D(testing.FunctionTestCase):
+class TestConvolution2D(_Convolution2DForward, testing.FunctionTestCase):
     def setUp(self):
         if self.dtype == numpy.float16:
             self.check_forward_options = {"atol": 5e-3, "rtol": 5e-3}
@@ -86,25 +110,6 @@ class TestConvolution2D(testing.FunctionTestCase):
         if self.nobias:
             return x, W
         return x, W, numpy.random.uniform(-1, 1, 4).astype(self.dtype)
-
-    def forward(self, inputs, device):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        c = self.conv
-        y = convolution_2d.convolution_2d(
-            x, W, b, c["stride"], c["pad"], c["cover_all"],
-            dilate=c["dilate"], groups=c["groups"],
-        )  # fmt: skip
-        return (y,)
-
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        c = self.conv
-        y = _reference(
-            x, W, b, c["stride"], c["pad"], c["cover_all"], c["dilate"], c["groups"]
-        )
-        return (y.astype(self.dtype),)
 
 
 def test_node_class_and_gradient_nodes():
@@ -200,7 +205,7 @@ def test_invalid_arguments():
     )
 )
 @testing.inject_backend_tests(None, [{}])
-class TestConvolution2DGroupsDilation(testing.FunctionTestCase):
+class TestConvolution2DGroupsDilation(_Convolution2DForward, testing.FunctionTestCase):
     def setUp(self):
         self.check_backward_options = {"atol": 1e-3, "rtol": 1e-3}
         self.check_double_backward_options = {"atol": 1e-3, "rtol": 1e-3}
@@ -211,23 +216,6 @@ class TestConvolution2DGroupsDilation(testing.FunctionTestCase):
         W = numpy.random.uniform(-1, 1, (6, 3 // self.conv["groups"], kh, kw))
         b = numpy.random.uniform(-1, 1, 6).astype(self.dtype)
         return x, W.astype(self.dtype), b
-
-    def forward(self, inputs, device):
-        x, W, b = inputs
-        c = self.conv
-        y = convolution_2d.convolution_2d(
-            x, W, b, c["stride"], c["pad"], c["cover_all"],
-            dilate=c["dilate"], groups=c["groups"],
-        )  # fmt: skip
-        return (y,)
-
-    def forward_expected(self, inputs):
-        x, W, b = inputs
-        c = self.conv
-        y = _reference(
-            x, W, b, c["stride"], c["pad"], c["cover_all"], c["dilate"], c["groups"]
-        )
-        return (y.astype(self.dtype),)
 
 
 @pytest.mark.parametrize("groups", [1, 2])

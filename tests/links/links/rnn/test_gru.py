@@ -2,7 +2,6 @@ import numpy
 import pytest
 
 import chainer
-from chainer import gradient_check
 from chainer import serializers
 from chainer import testing
 from chainer.links.rnn import gru
@@ -63,16 +62,12 @@ def test_stateless_forward():
     testing.assert_allclose(link(h, x).array, _gru_reference(link, h, x))
 
 
-def test_stateless_backward():
+def test_stateless_backward(helpers):
     link = gru.StatelessGRU(2, 3)
-    for p in link.params():
-        p.array = p.array.astype(numpy.float64)
     h = numpy.random.uniform(-1, 1, (2, 3))
     x = numpy.random.uniform(-1, 1, (2, 2))
     gy = numpy.random.uniform(-1, 1, (2, 3))
-    gradient_check.check_backward(
-        link, (h, x), gy, params=tuple(link.params()), dtype=numpy.float64
-    )
+    helpers.check_backward(link, link, (h, x), gy)
 
 
 @pytest.mark.parametrize("cls", [gru.StatefulGRU, gru.GRU])
@@ -99,21 +94,8 @@ def test_stateful_set_state():
         link.set_state(h.array)
 
 
-def test_stateful_backward():
-    link = gru.StatefulGRU(2, 3)
-    for p in link.params():
-        p.array = p.array.astype(numpy.float64)
-    xs = [numpy.random.uniform(-1, 1, (2, 2)) for _ in range(2)]
-    gy = numpy.random.uniform(-1, 1, (2, 3))
-
-    def f(x0, x1):
-        link.reset_state()
-        link(x0)
-        return link(x1)
-
-    gradient_check.check_backward(
-        f, xs, gy, params=tuple(link.params()), dtype=numpy.float64
-    )
+def test_stateful_backward(helpers):
+    helpers.check_two_steps_backward(gru.StatefulGRU(2, 3))
 
 
 @pytest.mark.parametrize("n_args", [0, 2, 3])
@@ -144,14 +126,9 @@ def test_wrong_input_size_is_an_error():
 
 
 @pytest.mark.parametrize("cls", [gru.StatelessGRU, gru.StatefulGRU, gru.GRU])
-def test_serialization_round_trip(cls, tmp_path):
+def test_serialization_round_trip(helpers, cls, tmp_path):
     src = cls(3, 4)
-    dst = cls(3, 4)
-    testing.save_and_load_npz(src, dst)
-    for (name, p), (_, q) in zip(
-        sorted(src.namedparams()), sorted(dst.namedparams()), strict=True
-    ):
-        numpy.testing.assert_array_equal(p.array, q.array, err_msg=name)
+    helpers.check_serialization_round_trip(src, cls(3, 4))
     path = str(tmp_path / "gru.npz")
     serializers.save_npz(path, src)
     with numpy.load(path) as npz:

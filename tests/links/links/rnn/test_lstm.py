@@ -2,7 +2,6 @@ import numpy
 import pytest
 
 import chainer
-from chainer import gradient_check
 from chainer import initializers
 from chainer import serializers
 from chainer import testing
@@ -12,44 +11,19 @@ from chainer.utils import type_check
 _FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
 
-def _sigmoid(x):
-    return 1 / (1 + numpy.exp(-x))
-
-
-def _params(link):
-    return (
-        link.upward.W.array.astype(numpy.float64),
-        link.upward.b.array.astype(numpy.float64),
-        link.lateral.W.array.astype(numpy.float64),
-    )
-
-
-def _step(params, c, h, x):
-    """One LSTM step in float64 NumPy; c, h of the batch of x (or None)."""
-    W_up, b, W_lat = params
-    z = x.astype(numpy.float64) @ W_up.T + b
-    if h is not None:
-        z = z + h @ W_lat.T
-    r = z.reshape(len(z), -1, 4)
-    if c is None:
-        c = numpy.zeros(r.shape[:2])
-    c = numpy.tanh(r[:, :, 0]) * _sigmoid(r[:, :, 1]) + _sigmoid(r[:, :, 2]) * c
-    return c, _sigmoid(r[:, :, 3]) * numpy.tanh(c)
-
-
 def _tolerance(dtype):
     return {"atol": 5e-3, "rtol": 5e-2} if dtype == numpy.float16 else {}
 
 
 @pytest.mark.parametrize("dtype", _FLOATS)
-def test_steps_match_reference(dtype):
+def test_steps_match_reference(helpers, dtype):
     with chainer.using_config("dtype", dtype):
         link = lstm.LSTM(3, 4)
     xs = [numpy.random.uniform(-1, 1, (2, 3)).astype(dtype) for _ in range(3)]
     c = h = None
     for x in xs:
         y = link(x)
-        c, h = _step(_params(link), c, h, x)
+        c, h = helpers.lstm_step(link, c, h, x)
         assert y.dtype == dtype
         testing.assert_allclose(y.array, h, **_tolerance(dtype))
         testing.assert_allclose(link.c.array, c, **_tolerance(dtype))
@@ -108,7 +82,7 @@ def test_parameter_names():
     assert names == ["/lateral/W", "/upward/W", "/upward/b"]
 
 
-def test_shrinking_batch_keeps_the_rest_of_the_state():
+def test_shrinking_batch_keeps_the_rest_of_the_state(helpers):
     link = lstm.LSTM(3, 4)
     x0 = numpy.random.uniform(-1, 1, (3, 3)).astype(numpy.float32)
     x1 = numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32)
@@ -116,7 +90,7 @@ def test_shrinking_batch_keeps_the_rest_of_the_state():
     c0 = link.c.array.copy()
     h0 = link.h.array.copy()
     y = link(x1)
-    c, h = _step(_params(link), c0[:2], h0[:2], x1)
+    c, h = helpers.lstm_step(link, c0[:2], h0[:2], x1)
     assert y.shape == (2, 4)
     testing.assert_allclose(y.array, h)
     testing.assert_allclose(link.h.array[:2], h)
@@ -175,14 +149,14 @@ def test_reset_state():
     numpy.testing.assert_array_equal(link(x).array, y0)
 
 
-def test_set_state():
+def test_set_state(helpers):
     link = lstm.LSTM(3, 4)
     c = chainer.Variable(numpy.random.randn(2, 4).astype(numpy.float32))
     h = chainer.Variable(numpy.random.randn(2, 4).astype(numpy.float32))
     link.set_state(c, h)
     x = numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32)
     y = link(x)
-    c_ref, h_ref = _step(_params(link), c.array, h.array, x)
+    c_ref, h_ref = helpers.lstm_step(link, c.array, h.array, x)
     testing.assert_allclose(y.array, h_ref)
     testing.assert_allclose(link.c.array, c_ref)
     with pytest.raises(TypeError):
@@ -205,31 +179,14 @@ def test_visitor_sees_the_state():
     assert isinstance(link.c.array, numpy.ndarray)
 
 
-def test_backward_through_steps():
-    link = lstm.LSTM(2, 3)
-    for p in link.params():
-        p.array = p.array.astype(numpy.float64)
-    xs = [numpy.random.uniform(-1, 1, (2, 2)) for _ in range(2)]
-    gy = numpy.random.uniform(-1, 1, (2, 3))
-
-    def f(x0, x1):
-        link.reset_state()
-        link(x0)
-        return link(x1)
-
-    gradient_check.check_backward(
-        f, xs, gy, params=tuple(link.params()), dtype=numpy.float64, atol=1e-5
-    )
+def test_backward_through_steps(helpers):
+    helpers.check_two_steps_backward(lstm.LSTM(2, 3), atol=1e-5)
 
 
-def test_serialization_round_trip():
+def test_serialization_round_trip(helpers):
     src = lstm.LSTM(3, 4)
     dst = lstm.LSTM(None, 4)
-    testing.save_and_load_npz(src, dst)
-    for (name, p), (_, q) in zip(
-        sorted(src.namedparams()), sorted(dst.namedparams()), strict=True
-    ):
-        numpy.testing.assert_array_equal(p.array, q.array, err_msg=name)
+    helpers.check_serialization_round_trip(src, dst)
     x = numpy.ones((2, 3), numpy.float32)
     numpy.testing.assert_array_equal(src(x).array, dst(x).array)
 
@@ -241,30 +198,26 @@ def test_npz_keys(tmp_path):
         assert sorted(npz.files) == ["lateral/W", "upward/W", "upward/b"]
 
 
-def test_stateless_lstm_matches_reference():
+def test_stateless_lstm_matches_reference(helpers):
     link = lstm.StatelessLSTM(3, 4)
     x = numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32)
     c, h = link(None, None, x)
-    c_ref, h_ref = _step(_params(link), None, None, x)
+    c_ref, h_ref = helpers.lstm_step(link, None, None, x)
     testing.assert_allclose(c.array, c_ref)
     testing.assert_allclose(h.array, h_ref)
     c2, h2 = link(c, h, x)
-    c_ref, h_ref = _step(_params(link), c_ref, h_ref, x)
+    c_ref, h_ref = helpers.lstm_step(link, c_ref, h_ref, x)
     testing.assert_allclose(c2.array, c_ref)
     testing.assert_allclose(h2.array, h_ref)
 
 
-def test_stateless_lstm_backward():
+def test_stateless_lstm_backward(helpers):
     link = lstm.StatelessLSTM(2, 3)
-    for p in link.params():
-        p.array = p.array.astype(numpy.float64)
     c = numpy.random.uniform(-1, 1, (2, 3))
     h = numpy.random.uniform(-1, 1, (2, 3))
     x = numpy.random.uniform(-1, 1, (2, 2))
     gys = (numpy.random.uniform(-1, 1, (2, 3)), numpy.random.uniform(-1, 1, (2, 3)))
-    gradient_check.check_backward(
-        link, (c, h, x), gys, params=tuple(link.params()), dtype=numpy.float64
-    )
+    helpers.check_backward(link, link, (c, h, x), gys)
 
 
 def test_stateless_lstm_lazy_and_serialization():

@@ -2,7 +2,6 @@ import numpy
 import pytest
 
 import chainer
-from chainer import gradient_check
 from chainer import testing
 from chainer.links.rnn import mgu
 from chainer.utils import type_check
@@ -44,16 +43,12 @@ def test_stateless_forward():
     testing.assert_allclose(link(h, x).array, _mgu_reference(link, h, x))
 
 
-def test_stateless_backward():
+def test_stateless_backward(helpers):
     link = mgu.StatelessMGU(2, 3)
-    for p in link.params():
-        p.array = p.array.astype(numpy.float64)
     h = _random(2, 3, dtype=numpy.float64)
     x = _random(2, 2, dtype=numpy.float64)
     gy = _random(2, 3, dtype=numpy.float64)
-    gradient_check.check_backward(
-        link, (h, x), gy, params=tuple(link.params()), dtype=numpy.float64
-    )
+    helpers.check_backward(link, link, (h, x), gy)
 
 
 @pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
@@ -83,21 +78,8 @@ def test_stateful_set_state():
         link.set_state(h.array)
 
 
-def test_stateful_backward():
-    link = mgu.StatefulMGU(2, 3)
-    for p in link.params():
-        p.array = p.array.astype(numpy.float64)
-    xs = [_random(2, 2, dtype=numpy.float64) for _ in range(2)]
-    gy = _random(2, 3, dtype=numpy.float64)
-
-    def f(x0, x1):
-        link.reset_state()
-        link(x0)
-        return link(x1)
-
-    gradient_check.check_backward(
-        f, xs, gy, params=tuple(link.params()), dtype=numpy.float64
-    )
+def test_stateful_backward(helpers):
+    helpers.check_two_steps_backward(mgu.StatefulMGU(2, 3))
 
 
 def test_wrong_input_size_is_an_error():
@@ -106,11 +88,5 @@ def test_wrong_input_size_is_an_error():
 
 
 @pytest.mark.parametrize("cls", [mgu.StatelessMGU, mgu.StatefulMGU])
-def test_serialization_round_trip(cls):
-    src = cls(3, 4)
-    dst = cls(3, 4)
-    testing.save_and_load_npz(src, dst)
-    for (name, p), (_, q) in zip(
-        sorted(src.namedparams()), sorted(dst.namedparams()), strict=True
-    ):
-        numpy.testing.assert_array_equal(p.array, q.array, err_msg=name)
+def test_serialization_round_trip(helpers, cls):
+    helpers.check_serialization_round_trip(cls(3, 4), cls(3, 4))

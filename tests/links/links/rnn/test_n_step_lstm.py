@@ -6,7 +6,6 @@ import pytest
 import chainer
 from chainer import gradient_check
 from chainer import serializers
-from chainer import testing
 from chainer.links.rnn import n_step_lstm
 from chainer.utils import type_check
 
@@ -15,54 +14,19 @@ def _sigmoid(x):
     return 0.5 * numpy.tanh(0.5 * x) + 0.5
 
 
-def _run_one(x, h, c, w, b):
-    # One sequence through one LSTM direction; W0..W3 = i, f, a, o.
-    ys = []
-    for x_t in x:
+def _lstm_step(x_t, h, c, w, b):
+    # W0..W3 = i, f, a, o.
+    def gate(j):
+        return w[j] @ x_t + w[j + 4] @ h + b[j] + b[j + 4]
 
-        def gate(j, x_t=x_t, h=h):
-            return w[j] @ x_t + w[j + 4] @ h + b[j] + b[j + 4]
-
-        i, f, o = _sigmoid(gate(0)), _sigmoid(gate(1)), _sigmoid(gate(3))
-        c = f * c + i * numpy.tanh(gate(2))
-        h = o * numpy.tanh(c)
-        ys.append(h)
-    return numpy.array(ys).reshape(len(x), -1), h, c
-
-
-def _reference(link, hx, cx, xs):
-    """Each sequence on its own, layer by layer, in float64."""
-    n_dir = link.direction
-    ws = [[w.array.astype(numpy.float64) for w in ws_k] for ws_k in link.ws]
-    bs = [[b.array.astype(numpy.float64) for b in bs_k] for bs_k in link.bs]
-    hy = hx.astype(numpy.float64).copy()
-    cy = cx.astype(numpy.float64).copy()
-    ys = []
-    for i, x in enumerate(xs):
-        x = x.astype(numpy.float64)
-        for layer in range(link.n_layers):
-            outs = []
-            for d in range(n_dir):
-                k = layer * n_dir + d
-                seq = x if d == 0 else x[::-1]
-                y, hy[k, i], cy[k, i] = _run_one(seq, hx[k, i], cx[k, i], ws[k], bs[k])
-                outs.append(y if d == 0 else y[::-1])
-            x = numpy.concatenate(outs, axis=1)
-        ys.append(x)
-    return hy, cy, ys
+    i, f, o = _sigmoid(gate(0)), _sigmoid(gate(1)), _sigmoid(gate(3))
+    c = f * c + i * numpy.tanh(gate(2))
+    return o * numpy.tanh(c), c
 
 
 @pytest.fixture(params=[n_step_lstm.NStepLSTM, n_step_lstm.NStepBiLSTM])
 def cls(request):
     return request.param
-
-
-def _make(cls, n_layers=2, in_size=3, out_size=2, dropout=0.0, **kwargs):
-    with chainer.using_config("dtype", numpy.float64):
-        link = cls(n_layers, in_size, out_size, dropout, **kwargs)
-    for p in link.params():
-        p.array[...] = numpy.random.uniform(-1, 1, p.shape)
-    return link
 
 
 def _states(link, batch):
@@ -85,13 +49,13 @@ def test_parameters_follow_chainer_names(cls):
     assert link.bs[0][7] is link[0].b7
 
 
-def test_forward_unsorted_variable_lengths(cls):
-    link = _make(cls)
+def test_forward_unsorted_variable_lengths(helpers, cls):
+    link = helpers.make_n_step(cls)
     lengths = [2, 4, 1, 4]
     xs = [numpy.random.uniform(-1, 1, (n, 3)) for n in lengths]
     hx, cx = _states(link, len(xs))
     hy, cy, ys = link(hx, cx, xs)
-    ref_hy, ref_cy, ref_ys = _reference(link, hx, cx, xs)
+    ref_hy, ref_cy, ref_ys = helpers.n_step_reference(link, [hx, cx], xs, _lstm_step)
     numpy.testing.assert_allclose(hy.array, ref_hy, rtol=1e-10, atol=1e-12)
     numpy.testing.assert_allclose(cy.array, ref_cy, rtol=1e-10, atol=1e-12)
     assert len(ys) == len(xs)
@@ -99,19 +63,21 @@ def test_forward_unsorted_variable_lengths(cls):
         numpy.testing.assert_allclose(y.array, r, rtol=1e-10, atol=1e-12)
 
 
-def test_none_states_are_zeros(cls):
-    link = _make(cls)
+def test_none_states_are_zeros(helpers, cls):
+    link = helpers.make_n_step(cls)
     xs = [numpy.random.uniform(-1, 1, (n, 3)) for n in (3, 1)]
     hy, cy, ys = link(None, None, xs)
     zeros = numpy.zeros(hy.shape)
-    ref_hy, ref_cy, ref_ys = _reference(link, zeros, zeros, xs)
+    ref_hy, ref_cy, ref_ys = helpers.n_step_reference(
+        link, [zeros, zeros], xs, _lstm_step
+    )
     numpy.testing.assert_allclose(hy.array, ref_hy, rtol=1e-10, atol=1e-12)
     numpy.testing.assert_allclose(cy.array, ref_cy, rtol=1e-10, atol=1e-12)
     numpy.testing.assert_allclose(ys[1].array, ref_ys[1], rtol=1e-10, atol=1e-12)
 
 
-def test_empty_sequence(cls):
-    link = _make(cls)
+def test_empty_sequence(helpers, cls):
+    link = helpers.make_n_step(cls)
     xs = [numpy.random.uniform(-1, 1, (2, 3)), numpy.zeros((0, 3))]
     hx, cx = _states(link, 2)
     hy, cy, ys = link(hx, cx, xs)
@@ -120,8 +86,8 @@ def test_empty_sequence(cls):
     numpy.testing.assert_array_equal(cy.array[:, 1], cx[:, 1])
 
 
-def test_backward(cls):
-    link = _make(cls)
+def test_backward(helpers, cls):
+    link = helpers.make_n_step(cls)
     lengths = (2, 3, 1)
     hx, cx = _states(link, len(lengths))
     xs = [numpy.random.uniform(-1, 1, (n, 3)) for n in lengths]
@@ -145,8 +111,8 @@ def test_float32_default_dtype(cls):
     assert link[0].w0.dtype == numpy.float32
 
 
-def test_dropout_only_in_training(cls):
-    link = _make(cls, dropout=0.5)
+def test_dropout_only_in_training(helpers, cls):
+    link = helpers.make_n_step(cls, dropout=0.5)
     xs = [numpy.random.uniform(-1, 1, (3, 3)) for _ in range(2)]
     with chainer.using_config("train", False):
         y1 = link(None, None, xs)[2][0].array
@@ -167,12 +133,10 @@ def test_initializers(cls):
     numpy.testing.assert_array_equal(link[0].w6.array, 2.0)
 
 
-def test_serialization_round_trip(cls):
-    src = _make(cls)
-    dst = _make(cls)
-    testing.save_and_load_npz(src, dst)
-    for (name, p), (_, q) in zip(src.namedparams(), dst.namedparams(), strict=True):
-        numpy.testing.assert_array_equal(p.array, q.array, err_msg=name)
+def test_serialization_round_trip(helpers, cls):
+    src = helpers.make_n_step(cls)
+    dst = helpers.make_n_step(cls)
+    helpers.check_serialization_round_trip(src, dst)
     xs = [numpy.random.uniform(-1, 1, (2, 3))]
     numpy.testing.assert_array_equal(
         src(None, None, xs)[2][0].array, dst(None, None, xs)[2][0].array
@@ -190,8 +154,8 @@ def test_npz_keys_are_chainers():
         )
 
 
-def test_copy_uses_its_own_parameters(cls):
-    link = _make(cls)
+def test_copy_uses_its_own_parameters(helpers, cls):
+    link = helpers.make_n_step(cls)
     copied = link.copy("copy")
     assert copied.ws[0][0] is copied[0].w0
     assert copied.ws[0][0] is not link.ws[0][0]
@@ -202,25 +166,25 @@ def test_copy_uses_its_own_parameters(cls):
 
 
 class TestBadInputs:
-    def test_wrong_input_size(self):
-        link = _make(n_step_lstm.NStepLSTM)
+    def test_wrong_input_size(self, helpers):
+        link = helpers.make_n_step(n_step_lstm.NStepLSTM)
         with pytest.raises(type_check.InvalidType):
             link(None, None, [numpy.zeros((2, 4))])
 
-    def test_xs_not_a_list(self):
-        link = _make(n_step_lstm.NStepLSTM)
+    def test_xs_not_a_list(self, helpers):
+        link = helpers.make_n_step(n_step_lstm.NStepLSTM)
         with pytest.raises(ValueError, match="xs"):
             link(None, None, numpy.zeros((2, 3)))
         with pytest.raises(ValueError, match="xs"):
             link(None, None, [])
 
-    def test_state_batch(self):
-        link = _make(n_step_lstm.NStepLSTM)
+    def test_state_batch(self, helpers):
+        link = helpers.make_n_step(n_step_lstm.NStepLSTM)
         hx, cx = _states(link, 3)
         with pytest.raises(ValueError, match="initial states"):
             link(hx, cx, [numpy.zeros((2, 3))] * 2)
 
-    def test_arguments(self):
+    def test_arguments(self, helpers):
         with pytest.raises(ValueError, match="using_config"):
             n_step_lstm.NStepLSTM(1, 3, 2, 0.0, use_cudnn=False)
         with pytest.raises(ValueError, match="use_bi_direction"):
@@ -231,6 +195,6 @@ class TestBadInputs:
             n_step_lstm.NStepLSTM(0, 3, 2, 0.0)
         with pytest.raises(ValueError, match="dropout"):
             n_step_lstm.NStepLSTM(1, 3, 2, 1.5)
-        link = _make(n_step_lstm.NStepLSTM)
+        link = helpers.make_n_step(n_step_lstm.NStepLSTM)
         with pytest.raises(ValueError, match="using_config"):
             link(None, None, [numpy.zeros((2, 3))], train=True)

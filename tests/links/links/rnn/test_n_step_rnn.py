@@ -1,9 +1,7 @@
 import numpy
 import pytest
 
-import chainer
 from chainer import gradient_check
-from chainer import testing
 from chainer.links.rnn import n_step_rnn
 from chainer.utils import type_check
 
@@ -15,43 +13,18 @@ _CLASSES = {
 }
 
 
-def _reference(link, hx, xs):
-    """Each sequence on its own, layer by layer, in float64."""
-    n_dir, act = _CLASSES[type(link)]
-    hy = hx.copy()
-    ys = []
-    for i, x in enumerate(xs):
-        for layer in range(link.n_layers):
-            outs = []
-            for d in range(n_dir):
-                k = layer * n_dir + d
-                w0, w1 = (w.array for w in link.ws[k])
-                b0, b1 = (b.array for b in link.bs[k])
-                h = hx[k, i]
-                seq = x if d == 0 else x[::-1]
-                y = []
-                for x_t in seq:
-                    h = act(w0 @ x_t + w1 @ h + b0 + b1)
-                    y.append(h)
-                hy[k, i] = h
-                y = numpy.array(y).reshape(len(x), -1)
-                outs.append(y if d == 0 else y[::-1])
-            x = numpy.concatenate(outs, axis=1)
-        ys.append(x)
-    return hy, ys
+def _step(link):
+    act = _CLASSES[type(link)][1]
+
+    def step(x_t, h, w, b):
+        return (act(w[0] @ x_t + w[1] @ h + b[0] + b[1]),)
+
+    return step
 
 
 @pytest.fixture(params=list(_CLASSES))
 def cls(request):
     return request.param
-
-
-def _make(cls, n_layers=2, dropout=0.0):
-    with chainer.using_config("dtype", numpy.float64):
-        link = cls(n_layers, 3, 2, dropout)
-    for p in link.params():
-        p.array[...] = numpy.random.uniform(-1, 1, p.shape)
-    return link
 
 
 def test_parameters_follow_chainer_names(cls):
@@ -68,12 +41,12 @@ def test_parameters_follow_chainer_names(cls):
     assert shapes[f"/{n_dir}/w1"] == (4, 4)
 
 
-def test_forward_and_backward(cls):
-    link = _make(cls)
+def test_forward_and_backward(helpers, cls):
+    link = helpers.make_n_step(cls)
     xs = [numpy.random.uniform(-1, 1, (n, 3)) for n in (2, 4, 3)]
     hx = numpy.random.uniform(-1, 1, (2 * link.direction, 3, 2))
     hy, ys = link(hx, xs)
-    ref_hy, ref_ys = _reference(link, hx, xs)
+    ref_hy, ref_ys = helpers.n_step_reference(link, [hx], xs, _step(link))
     numpy.testing.assert_allclose(hy.array, ref_hy, rtol=1e-10, atol=1e-12)
     for y, r in zip(ys, ref_ys, strict=True):
         numpy.testing.assert_allclose(y.array, r, rtol=1e-10, atol=1e-12)
@@ -94,27 +67,25 @@ def test_forward_and_backward(cls):
     )
 
 
-def test_serialization_round_trip(cls):
-    src = _make(cls)
-    dst = _make(cls)
-    testing.save_and_load_npz(src, dst)
-    for (name, p), (_, q) in zip(src.namedparams(), dst.namedparams(), strict=True):
-        numpy.testing.assert_array_equal(p.array, q.array, err_msg=name)
+def test_serialization_round_trip(helpers, cls):
+    src = helpers.make_n_step(cls)
+    dst = helpers.make_n_step(cls)
+    helpers.check_serialization_round_trip(src, dst)
     xs = [numpy.random.uniform(-1, 1, (3, 3))]
     numpy.testing.assert_array_equal(src(None, xs)[0].array, dst(None, xs)[0].array)
 
 
-def test_rnn_method_calls_the_function(cls):
-    link = _make(cls, n_layers=1)
+def test_rnn_method_calls_the_function(helpers, cls):
+    link = helpers.make_n_step(cls, n_layers=1)
     hx = numpy.zeros((link.direction, 1, 2))
     hy, _ = link.rnn(1, 0.0, hx, link.ws, link.bs, [numpy.ones((1, 3))])
-    ref_hy, _ = _reference(link, hx, [numpy.ones((1, 3))])
+    ref_hy, _ = helpers.n_step_reference(link, [hx], [numpy.ones((1, 3))], _step(link))
     numpy.testing.assert_allclose(hy.array, ref_hy, rtol=1e-10, atol=1e-12)
 
 
 class TestBadInputs:
-    def test_wrong_input_size(self, cls):
-        link = _make(cls)
+    def test_wrong_input_size(self, helpers, cls):
+        link = helpers.make_n_step(cls)
         with pytest.raises(type_check.InvalidType):
             link(None, [numpy.zeros((1, 2))])
 

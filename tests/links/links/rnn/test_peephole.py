@@ -2,7 +2,6 @@ import numpy
 import pytest
 
 import chainer
-from chainer import gradient_check
 from chainer import testing
 from chainer.links.rnn import peephole
 from chainer.utils import type_check
@@ -78,21 +77,8 @@ def test_set_state():
         link.set_state(c.array, h.array)
 
 
-def test_backward():
-    link = peephole.StatefulPeepholeLSTM(2, 3)
-    for p in link.params():
-        p.array = p.array.astype(numpy.float64)
-    xs = [_random(2, 2, dtype=numpy.float64) for _ in range(2)]
-    gy = _random(2, 3, dtype=numpy.float64)
-
-    def f(x0, x1):
-        link.reset_state()
-        link(x0)
-        return link(x1)
-
-    gradient_check.check_backward(
-        f, xs, gy, params=tuple(link.params()), dtype=numpy.float64
-    )
+def test_backward(helpers):
+    helpers.check_two_steps_backward(peephole.StatefulPeepholeLSTM(2, 3))
 
 
 def test_wrong_input_size_is_an_error():
@@ -100,11 +86,6 @@ def test_wrong_input_size_is_an_error():
         peephole.StatefulPeepholeLSTM(3, 4)(_random(2, 5))
 
 
-def test_serialization_round_trip():
+def test_serialization_round_trip(helpers):
     src = peephole.StatefulPeepholeLSTM(3, 4)
-    dst = peephole.StatefulPeepholeLSTM(3, 4)
-    testing.save_and_load_npz(src, dst)
-    for (name, p), (_, q) in zip(
-        sorted(src.namedparams()), sorted(dst.namedparams()), strict=True
-    ):
-        numpy.testing.assert_array_equal(p.array, q.array, err_msg=name)
+    helpers.check_serialization_round_trip(src, peephole.StatefulPeepholeLSTM(3, 4))

@@ -2,25 +2,9 @@ import numpy
 import pytest
 
 import chainer
-from chainer import gradient_check
 from chainer import testing
 from chainer.links.rnn import zoneout
 from chainer.utils import type_check
-
-
-def _sigmoid(x):
-    return 1 / (1 + numpy.exp(-x))
-
-
-def _lstm_reference(link, c, h, x):
-    z = x @ link.upward.W.array.T + link.upward.b.array
-    if h is not None:
-        z = z + h @ link.lateral.W.array.T
-    r = z.reshape(len(z), -1, 4)
-    if c is None:
-        c = numpy.zeros(r.shape[:2])
-    c = numpy.tanh(r[:, :, 0]) * _sigmoid(r[:, :, 1]) + _sigmoid(r[:, :, 2]) * c
-    return c, _sigmoid(r[:, :, 3]) * numpy.tanh(c)
 
 
 def _random(*shape, dtype=numpy.float32):
@@ -39,14 +23,14 @@ def test_parameters():
 @pytest.mark.parametrize(
     ("train", "ratio"), [(False, 0.5), (True, 0.0)], ids=["test-mode", "no-zoneout"]
 )
-def test_without_zoneout_it_is_an_lstm(train, ratio):
+def test_without_zoneout_it_is_an_lstm(helpers, train, ratio):
     link = zoneout.StatefulZoneoutLSTM(3, 4, c_ratio=ratio, h_ratio=ratio)
     c = h = None
     with chainer.using_config("train", train):
         for _ in range(3):
             x = _random(2, 3)
             y = link(x)
-            c, h = _lstm_reference(link, c, h, x)
+            c, h = helpers.lstm_step(link, c, h, x)
             testing.assert_allclose(y.array, h)
             testing.assert_allclose(link.c.array, c)
 
@@ -67,13 +51,13 @@ def test_zoneout_mixes_old_and_new():
     assert (~zero).any()
 
 
-def test_reset_and_set_state():
+def test_reset_and_set_state(helpers):
     link = zoneout.StatefulZoneoutLSTM(3, 4, c_ratio=0.0, h_ratio=0.0)
     c = chainer.Variable(_random(2, 4))
     h = chainer.Variable(_random(2, 4))
     link.set_state(c, h)
     x = _random(2, 3)
-    _, h_ref = _lstm_reference(link, c.array, h.array, x)
+    _, h_ref = helpers.lstm_step(link, c.array, h.array, x)
     testing.assert_allclose(link(x).array, h_ref)
     link.reset_state()
     assert link.c is None
@@ -82,20 +66,9 @@ def test_reset_and_set_state():
         link.set_state(c.array, h.array)
 
 
-def test_backward():
-    link = zoneout.StatefulZoneoutLSTM(2, 3, c_ratio=0.0, h_ratio=0.0)
-    for p in link.params():
-        p.array = p.array.astype(numpy.float64)
-    xs = [_random(2, 2, dtype=numpy.float64) for _ in range(2)]
-    gy = _random(2, 3, dtype=numpy.float64)
-
-    def f(x0, x1):
-        link.reset_state()
-        link(x0)
-        return link(x1)
-
-    gradient_check.check_backward(
-        f, xs, gy, params=tuple(link.params()), dtype=numpy.float64
+def test_backward(helpers):
+    helpers.check_two_steps_backward(
+        zoneout.StatefulZoneoutLSTM(2, 3, c_ratio=0.0, h_ratio=0.0)
     )
 
 
@@ -111,11 +84,6 @@ def test_wrong_input_size_is_an_error():
         zoneout.StatefulZoneoutLSTM(3, 4)(_random(2, 5))
 
 
-def test_serialization_round_trip():
+def test_serialization_round_trip(helpers):
     src = zoneout.StatefulZoneoutLSTM(3, 4)
-    dst = zoneout.StatefulZoneoutLSTM(3, 4)
-    testing.save_and_load_npz(src, dst)
-    for (name, p), (_, q) in zip(
-        sorted(src.namedparams()), sorted(dst.namedparams()), strict=True
-    ):
-        numpy.testing.assert_array_equal(p.array, q.array, err_msg=name)
+    helpers.check_serialization_round_trip(src, zoneout.StatefulZoneoutLSTM(3, 4))

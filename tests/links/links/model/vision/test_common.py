@@ -168,4 +168,4 @@ def test_check_kwargs():
 
 def test_load_pretrained_rejects_other_types():
     with pytest.raises(TypeError, match="pretrained_model must be"):
-        _common.load_pretrained(None, 3, "a.npz", "a.caffemodel", "url", None)
+        _common.load_pretrained(None, 3, "a", "url", None)

@@ -1,3 +1,4 @@
+from chainer.functions.connection import _util
 from chainer.functions.connection import convolution_nd
 from chainer.utils import conv
 
@@ -61,6 +62,4 @@ def convolution_2d(x, W, b=None, stride=1, pad=0, cover_all=False, **kwargs):
         (2, 4, 4, 4)
     """
     fnode = Convolution2DFunction(stride, pad, cover_all, **kwargs)
-    args = (x, W) if b is None else (x, W, b)
-    (y,) = fnode.apply(args)
-    return y
+    return _util.apply(fnode, x, W, b)

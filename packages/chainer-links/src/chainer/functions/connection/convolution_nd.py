@@ -1,26 +1,7 @@
-from chainer import _ops
 from chainer import function_node
-from chainer.functions.connection import deconvolution_nd
+from chainer.functions.connection import _util
 from chainer.utils import conv
 from chainer.utils import type_check
-
-
-def _check_options(name, ndim, stride, pad, dilate, groups):
-    # Returns the per-axis tuples after checking their ranges.
-    stride = conv.as_tuple(stride, ndim, "stride")
-    pad = conv.as_tuple(pad, ndim, "pad")
-    dilate = conv.as_tuple(dilate, ndim, "dilate")
-    if min(stride, default=1) < 1 or min(dilate, default=1) < 1:
-        raise ValueError(f"{name}: stride and dilate must be positive")
-    if min(pad, default=0) < 0:
-        raise ValueError(f"{name}: pad must not be negative")
-    if int(groups) < 1:
-        raise ValueError(f"{name}: groups must be positive, got {groups}")
-    return stride, pad, dilate, int(groups)
-
-
-def _bias_axes(ndim):
-    return (0, *range(2, ndim + 2))
 
 
 class ConvolutionND(function_node.FunctionNode):
@@ -36,7 +17,7 @@ class ConvolutionND(function_node.FunctionNode):
 
     def __init__(self, ndim, stride=1, pad=0, cover_all=False, dilate=1, groups=1):
         self.ndim = ndim
-        self.stride, self.pad, self.dilate, self.groups = _check_options(
+        self.stride, self.pad, self.dilate, self.groups = _util.check_options(
             self.label, ndim, stride, pad, dilate, groups
         )
         # A per-axis tuple is accepted too: a deconvolution's backward may need
@@ -111,25 +92,11 @@ class ConvolutionND(function_node.FunctionNode):
         cols, self._cols = self._cols, None
         ret = []
         if 0 in indexes:
-            deconv = deconvolution_nd.DeconvolutionND(
-                self.ndim, self.stride, self.pad, x.shape[2:], self.dilate, self.groups
-            )
-            ret.append(deconv.apply((gy, W))[0])
+            ret.append(_util.deconvolve(self, gy, W, x.shape[2:]))
         if 1 in indexes:
-            grad_w = ConvolutionNDGradW(
-                self.ndim,
-                self.stride,
-                self.pad,
-                self.cover_all,
-                self.dilate,
-                self.groups,
-                W.shape,
-                W.dtype,
-                cols,
-            )
-            ret.append(grad_w.apply((x, gy))[0])
+            ret.append(_util.grad_weight(self, x, gy, W, cols))
         if 2 in indexes:
-            ret.append(_ops.sum(gy, axis=_bias_axes(self.ndim)))
+            ret.append(_util.grad_bias(gy))
         return tuple(ret)
 
 
@@ -172,27 +139,10 @@ class ConvolutionNDGradW(function_node.FunctionNode):
         (ggW,) = grad_outputs
         ret = []
         if 0 in indexes:
-            deconv = deconvolution_nd.DeconvolutionND(
-                self.ndim, self.stride, self.pad, x.shape[2:], self.dilate, self.groups
-            )
-            ret.append(deconv.apply((gy, ggW))[0])
+            ret.append(_util.deconvolve(self, gy, ggW, x.shape[2:]))
         if 1 in indexes:
-            fconv = ConvolutionND(
-                self.ndim,
-                self.stride,
-                self.pad,
-                self.cover_all,
-                self.dilate,
-                self.groups,
-            )
-            ret.append(fconv.apply((x, ggW))[0])
+            ret.append(_util.convolve(self, x, ggW))
         return tuple(ret)
-
-
-def _apply(x, W, b, fnode):
-    args = (x, W) if b is None else (x, W, b)
-    (y,) = fnode.apply(args)
-    return y
 
 
 def convolution_nd(
@@ -240,16 +190,7 @@ def convolution_nd(
     """
     ndim = len(x.shape[2:])
     fnode = ConvolutionND(ndim, stride, pad, cover_all, dilate, groups)
-    return _apply(x, W, b, fnode)
-
-
-def _check_ndim(x, expected, name):
-    if x.ndim - 2 != expected:
-        raise ValueError(
-            f"{name}: the number of dimensions under the channel dimension of "
-            f"the input 'x' should be {expected}, but the actual ndim was "
-            f"{x.ndim - 2}"
-        )
+    return _util.apply(fnode, x, W, b)
 
 
 def convolution_1d(
@@ -275,7 +216,7 @@ def convolution_1d(
     Raises:
         ValueError: If ``x`` is not 3-dimensional.
     """
-    _check_ndim(x, 1, "convolution_1d")
+    _util.check_ndim(x, 1, "convolution_1d")
     return convolution_nd(x, W, b, stride, pad, cover_all, dilate, groups)
 
 
@@ -302,5 +243,5 @@ def convolution_3d(
     Raises:
         ValueError: If ``x`` is not 5-dimensional.
     """
-    _check_ndim(x, 3, "convolution_3d")
+    _util.check_ndim(x, 3, "convolution_3d")
     return convolution_nd(x, W, b, stride, pad, cover_all, dilate, groups)

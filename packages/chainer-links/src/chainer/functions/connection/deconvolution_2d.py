@@ -1,3 +1,4 @@
+from chainer.functions.connection import _util
 from chainer.functions.connection import deconvolution_nd
 from chainer.utils import conv
 
@@ -57,6 +58,4 @@ def deconvolution_2d(x, W, b=None, stride=1, pad=0, outsize=None, **kwargs):
         (1, 2, 8, 8)
     """
     fnode = Deconvolution2DFunction(stride, pad, outsize, **kwargs)
-    args = (x, W) if b is None else (x, W, b)
-    (y,) = fnode.apply(args)
-    return y
+    return _util.apply(fnode, x, W, b)

@@ -1,6 +1,5 @@
-from chainer import _ops
 from chainer import function_node
-from chainer.functions.connection import convolution_nd
+from chainer.functions.connection import _util
 from chainer.utils import conv
 from chainer.utils import type_check
 
@@ -18,16 +17,9 @@ class DeconvolutionND(function_node.FunctionNode):
 
     def __init__(self, ndim, stride=1, pad=0, outsize=None, dilate=1, groups=1):
         self.ndim = ndim
-        self.stride = conv.as_tuple(stride, ndim, "stride")
-        self.pad = conv.as_tuple(pad, ndim, "pad")
-        self.dilate = conv.as_tuple(dilate, ndim, "dilate")
-        self.groups = int(groups)
-        if min(self.stride, default=1) < 1 or min(self.dilate, default=1) < 1:
-            raise ValueError(f"{self.label}: stride and dilate must be positive")
-        if min(self.pad, default=0) < 0:
-            raise ValueError(f"{self.label}: pad must not be negative")
-        if self.groups < 1:
-            raise ValueError(f"{self.label}: groups must be positive, got {groups}")
+        self.stride, self.pad, self.dilate, self.groups = _util.check_options(
+            self.label, ndim, stride, pad, dilate, groups
+        )
         self.outsize = (
             None if outsize is None else conv.as_tuple(outsize, ndim, "outsize")
         )
@@ -158,29 +150,11 @@ class DeconvolutionND(function_node.FunctionNode):
         (gy,) = grad_outputs
         ret = []
         if 0 in indexes:
-            fconv = convolution_nd.ConvolutionND(
-                self.ndim,
-                self.stride,
-                self.pad,
-                self.cover_all,
-                self.dilate,
-                self.groups,
-            )
-            ret.append(fconv.apply((gy, W))[0])
+            ret.append(_util.convolve(self, gy, W))
         if 1 in indexes:
-            grad_w = convolution_nd.ConvolutionNDGradW(
-                self.ndim,
-                self.stride,
-                self.pad,
-                self.cover_all,
-                self.dilate,
-                self.groups,
-                W.shape,
-                W.dtype,
-            )
-            ret.append(grad_w.apply((gy, x))[0])
+            ret.append(_util.grad_weight(self, gy, x, W))
         if 2 in indexes:
-            ret.append(_ops.sum(gy, axis=(0, *range(2, self.ndim + 2))))
+            ret.append(_util.grad_bias(gy))
         return tuple(ret)
 
 
@@ -224,18 +198,7 @@ def deconvolution_nd(
     """
     ndim = len(x.shape[2:])
     fnode = DeconvolutionND(ndim, stride, pad, outsize, dilate, groups)
-    args = (x, W) if b is None else (x, W, b)
-    (y,) = fnode.apply(args)
-    return y
-
-
-def _check_ndim(x, expected, name):
-    if x.ndim - 2 != expected:
-        raise ValueError(
-            f"{name}: the number of dimensions under the channel dimension of "
-            f"the input 'x' should be {expected}, but the actual ndim was "
-            f"{x.ndim - 2}"
-        )
+    return _util.apply(fnode, x, W, b)
 
 
 def deconvolution_1d(
@@ -260,7 +223,7 @@ def deconvolution_1d(
     Raises:
         ValueError: If ``x`` is not 3-dimensional.
     """
-    _check_ndim(x, 1, "deconvolution_1d")
+    _util.check_ndim(x, 1, "deconvolution_1d")
     return deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)
 
 
@@ -287,5 +250,5 @@ def deconvolution_3d(
     Raises:
         ValueError: If ``x`` is not 5-dimensional.
     """
-    _check_ndim(x, 3, "deconvolution_3d")
+    _util.check_ndim(x, 3, "deconvolution_3d")
     return deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)

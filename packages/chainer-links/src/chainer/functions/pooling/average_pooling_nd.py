@@ -1,5 +1,6 @@
 from chainer import backend
 from chainer import function_node
+from chainer.functions.pooling import _util
 from chainer.functions.pooling import pooling_nd
 from chainer.utils import conv
 
@@ -125,14 +126,6 @@ def average_pooling_nd(x, ksize, stride=None, pad=0, pad_value=0):
     return y
 
 
-def _check_ndim(x, ndim):
-    if len(x.shape[2:]) != ndim:
-        raise ValueError(
-            "The number of dimensions under channel dimension of the input "
-            f"'x' should be {ndim}. But the actual ndim was {len(x.shape[2:])}."
-        )
-
-
 def average_pooling_1d(x, ksize, stride=None, pad=0, pad_value=0):
     """1-dimensional spatial average pooling function.
 
@@ -151,7 +144,7 @@ def average_pooling_1d(x, ksize, stride=None, pad=0, pad_value=0):
     Raises:
         ValueError: If ``x`` does not have exactly one spatial axis.
     """
-    _check_ndim(x, 1)
+    _util.check_ndim(x, 1)
     return average_pooling_nd(x, ksize, stride, pad, pad_value)
 
 
@@ -173,5 +166,5 @@ def average_pooling_3d(x, ksize, stride=None, pad=0, pad_value=0):
     Raises:
         ValueError: If ``x`` does not have exactly three spatial axes.
     """
-    _check_ndim(x, 3)
+    _util.check_ndim(x, 3)
     return average_pooling_nd(x, ksize, stride, pad, pad_value)

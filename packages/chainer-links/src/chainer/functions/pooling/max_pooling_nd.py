@@ -2,6 +2,7 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.pooling import _util
 from chainer.functions.pooling import pooling_nd
 from chainer.utils import conv
 
@@ -97,14 +98,6 @@ class MaxPoolingNDWithIndexes(function_node.FunctionNode):
         return MaxPoolingNDGrad(self._mpool).apply(grad_outputs)
 
 
-def _check_ndim(x, ndim):
-    if len(x.shape[2:]) != ndim:
-        raise ValueError(
-            "The number of dimensions under channel dimension of the input "
-            f"'x' should be {ndim}. But the actual ndim was {len(x.shape[2:])}."
-        )
-
-
 def max_pooling_nd(x, ksize, stride=None, pad=0, cover_all=True, return_indices=False):
     """N-dimensionally spatial max pooling function.
 
@@ -167,7 +160,7 @@ def max_pooling_1d(x, ksize, stride=None, pad=0, cover_all=True, return_indices=
     Raises:
         ValueError: If ``x`` does not have exactly one spatial axis.
     """
-    _check_ndim(x, 1)
+    _util.check_ndim(x, 1)
     return max_pooling_nd(x, ksize, stride, pad, cover_all, return_indices)
 
 
@@ -190,5 +183,5 @@ def max_pooling_3d(x, ksize, stride=None, pad=0, cover_all=True, return_indices=
     Raises:
         ValueError: If ``x`` does not have exactly three spatial axes.
     """
-    _check_ndim(x, 3)
+    _util.check_ndim(x, 3)
     return max_pooling_nd(x, ksize, stride, pad, cover_all, return_indices)

@@ -12,8 +12,7 @@ import numbers
 import numpy
 
 from chainer import backend
-from chainer import function_node
-from chainer.functions.pooling import roi_pooling_2d
+from chainer.functions.pooling import _roi
 
 
 def sampling_ratio_pair(sampling_ratio):
@@ -154,16 +153,12 @@ def compute_dtype(dtype):
     return numpy.float32 if dtype == numpy.float16 else dtype
 
 
-class ROIAverageAlign2D(function_node.FunctionNode):
+class ROIAverageAlign2D(_roi.ROIFunction2D):
     """ROIAlign averaging ``grid_h x grid_w`` bilinear samples per bin."""
 
     def __init__(self, outsize, spatial_scale, sampling_ratio=None):
-        self.outh, self.outw = roi_pooling_2d.roi_outsize(outsize)
-        self.spatial_scale = roi_pooling_2d.roi_spatial_scale(spatial_scale)
+        super().__init__(outsize, spatial_scale)
         self.sampling_ratio = sampling_ratio_pair(sampling_ratio)
-
-    def check_type_forward(self, in_types):
-        roi_pooling_2d.check_roi_inputs(in_types)
 
     def forward(self, inputs):
         x, rois, roi_indices = inputs
@@ -205,10 +200,6 @@ class ROIAverageAlign2D(function_node.FunctionNode):
                 g = gy[r].astype(wy.dtype, copy=False)
                 gx[b, :, h0:h1, w0:w1] += sample_adjoint(g, wy, wx)
         return gx
-
-    def backward(self, indexes, grad_outputs):
-        (gx,) = roi_pooling_2d.ROIAdjoint(self).apply(grad_outputs)
-        return gx, None, None
 
 
 def roi_average_align_2d(

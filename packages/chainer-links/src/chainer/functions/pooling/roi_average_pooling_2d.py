@@ -1,23 +1,16 @@
 import numpy
 
 from chainer import backend
-from chainer import function_node
+from chainer.functions.pooling import _roi
 from chainer.functions.pooling import roi_pooling_2d
 
 
-class ROIAveragePooling2D(function_node.FunctionNode):
+class ROIAveragePooling2D(_roi.ROIFunction2D):
     """ROI average pooling over rois ``(y_min, x_min, y_max, x_max)``.
 
     Bin sums come from a summed-area table of ``x`` and the gradient from a
     corner-difference table, for all ROIs at once.
     """
-
-    def __init__(self, outsize, spatial_scale):
-        self.outh, self.outw = roi_pooling_2d.roi_outsize(outsize)
-        self.spatial_scale = roi_pooling_2d.roi_spatial_scale(spatial_scale)
-
-    def check_type_forward(self, in_types):
-        roi_pooling_2d.check_roi_inputs(in_types)
 
     def forward(self, inputs):
         x, rois, roi_indices = inputs
@@ -76,10 +69,6 @@ class ROIAveragePooling2D(function_node.FunctionNode):
         ).reshape(n, h + 1, w + 1, c)
         gx = xp.cumsum(xp.cumsum(table, axis=1), axis=2)[:, :h, :w]
         return xp.ascontiguousarray(gx.transpose(0, 3, 1, 2).astype(gy.dtype))
-
-    def backward(self, indexes, grad_outputs):
-        (gx,) = roi_pooling_2d.ROIAdjoint(self).apply(grad_outputs)
-        return gx, None, None
 
 
 def roi_average_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):

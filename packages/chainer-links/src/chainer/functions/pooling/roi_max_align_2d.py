@@ -1,22 +1,17 @@
 import numpy
 
 from chainer import backend
-from chainer import function_node
+from chainer.functions.pooling import _roi
 from chainer.functions.pooling import pooling_nd
 from chainer.functions.pooling import roi_average_align_2d
-from chainer.functions.pooling import roi_pooling_2d
 
 
-class ROIMaxAlign2D(function_node.FunctionNode):
+class ROIMaxAlign2D(_roi.ROIFunction2D):
     """ROIAlign taking the maximum of the bilinear samples of each bin."""
 
     def __init__(self, outsize, spatial_scale, sampling_ratio=None):
-        self.outh, self.outw = roi_pooling_2d.roi_outsize(outsize)
-        self.spatial_scale = roi_pooling_2d.roi_spatial_scale(spatial_scale)
+        super().__init__(outsize, spatial_scale)
         self.sampling_ratio = roi_average_align_2d.sampling_ratio_pair(sampling_ratio)
-
-    def check_type_forward(self, in_types):
-        roi_pooling_2d.check_roi_inputs(in_types)
 
     def forward(self, inputs):
         x, rois, roi_indices = inputs
@@ -90,10 +85,6 @@ class ROIMaxAlign2D(function_node.FunctionNode):
                 g[key] = gy[r] * (arg == t)
             gx[b, :, h0:h1, w0:w1] += roi_average_align_2d.sample_adjoint(g, wy, wx)
         return gx
-
-    def backward(self, indexes, grad_outputs):
-        (gx,) = roi_pooling_2d.ROIAdjoint(self).apply(grad_outputs)
-        return gx, None, None
 
 
 def _tap_keys(gh, gw):

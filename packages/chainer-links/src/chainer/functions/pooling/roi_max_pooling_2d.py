@@ -1,21 +1,15 @@
 import numpy
 
+from chainer.functions.pooling import _roi
 from chainer.functions.pooling import roi_pooling_2d
 
 
-class ROIMaxPooling2D(roi_pooling_2d.ROIPooling2D):
+class ROIMaxPooling2D(_roi.ROIFunction2D, roi_pooling_2d.ROIPooling2D):
     """ROI max pooling over rois ``(y_min, x_min, y_max, x_max)``."""
 
     _plus_one = False
     # NOTE: Chainer 7 gives -inf for a bin that holds no input element.
     _empty_value = -numpy.inf
-
-    def __init__(self, outsize, spatial_scale):
-        self.outh, self.outw = roi_pooling_2d.roi_outsize(outsize)
-        self.spatial_scale = roi_pooling_2d.roi_spatial_scale(spatial_scale)
-
-    def check_type_forward(self, in_types):
-        roi_pooling_2d.check_roi_inputs(in_types)
 
     def forward(self, inputs):
         x, rois, roi_indices = inputs

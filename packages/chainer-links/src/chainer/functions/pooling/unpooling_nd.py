@@ -1,5 +1,6 @@
 from chainer import backend
 from chainer import function_node
+from chainer.functions.pooling import _util
 from chainer.functions.pooling import pooling_nd
 from chainer.utils import conv
 from chainer.utils import type_check
@@ -18,32 +19,15 @@ class UnpoolingND(pooling_nd.PoolingND):
         (x_type,) = in_types
         type_check.expect(x_type.dtype.kind == "f", x_type.ndim == 2 + self.ndim)
         if self.outs is not None:
-            for i, (out, k, s, p) in enumerate(
-                zip(self.outs, self.ksize, self.stride, self.pad, strict=True)
-            ):
-                expected = conv.get_conv_outsize(out, k, s, p, self.cover_all)
-                type_check.expect(x_type.shape[2 + i] == expected)
-
-    def _output_size(self, in_size):
-        if self.outs is not None:
-            return self.outs
-        outs = tuple(
-            conv.get_deconv_outsize(size, k, s, p, self.cover_all)
-            for size, k, s, p in zip(
-                in_size, self.ksize, self.stride, self.pad, strict=True
-            )
-        )
-        if min(outs) <= 0:
-            raise ValueError(
-                f"unpooling: the output would be empty {outs} for spatial input "
-                f"size {tuple(in_size)}, ksize {self.ksize}, stride {self.stride}, "
-                f"pad {self.pad}"
-            )
-        return outs
+            _util.expect_unpooled_input(self, x_type, self.outs)
 
     def forward(self, inputs):
         (x,) = inputs
-        outs = self._output_size(x.shape[2:])
+        outs = self.outs
+        if outs is None:
+            outs = _util.unpooled_size(
+                self, x.shape[2:], (None,) * self.ndim, "unpooling"
+            )
         self._setup(outs)
         buf = pooling_nd.spread_windows(
             x, self._tap_slices(), self._padded_shape(x.shape[:2]), self._disjoint
@@ -112,14 +96,6 @@ def unpooling_nd(x, ksize, stride=None, pad=0, outsize=None, cover_all=True):
     return y
 
 
-def _check_ndim(x, ndim):
-    if len(x.shape[2:]) != ndim:
-        raise ValueError(
-            "The number of dimensions under channel dimension of the input "
-            f"'x' should be {ndim}. But the actual ndim was {len(x.shape[2:])}."
-        )
-
-
 def unpooling_1d(x, ksize, stride=None, pad=0, outsize=None, cover_all=True):
     """Inverse operation of 1-dimensional spatial pooling.
 
@@ -139,7 +115,7 @@ def unpooling_1d(x, ksize, stride=None, pad=0, outsize=None, cover_all=True):
     Raises:
         ValueError: If ``x`` does not have exactly one spatial axis.
     """
-    _check_ndim(x, 1)
+    _util.check_ndim(x, 1)
     return unpooling_nd(x, ksize, stride, pad, outsize, cover_all)
 
 
@@ -162,5 +138,5 @@ def unpooling_3d(x, ksize, stride=None, pad=0, outsize=None, cover_all=True):
     Raises:
         ValueError: If ``x`` does not have exactly three spatial axes.
     """
-    _check_ndim(x, 3)
+    _util.check_ndim(x, 3)
     return unpooling_nd(x, ksize, stride, pad, outsize, cover_all)

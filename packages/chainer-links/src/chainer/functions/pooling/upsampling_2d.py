@@ -1,4 +1,5 @@
 from chainer import function_node
+from chainer.functions.pooling import _util
 from chainer.functions.pooling import pooling_2d
 from chainer.functions.pooling import pooling_nd
 from chainer.utils import conv
@@ -26,34 +27,13 @@ class Upsampling2D(pooling_2d.Pooling2D):
             x_type.ndim == 4,
             x_type.shape == self.indexes.shape,
         )
-        if self.outh is not None:
-            expected_h = conv.get_conv_outsize(
-                self.outh, self.kh, self.sy, self.ph, self.cover_all
-            )
-            type_check.expect(x_type.shape[2] == expected_h)
-        if self.outw is not None:
-            expected_w = conv.get_conv_outsize(
-                self.outw, self.kw, self.sx, self.pw, self.cover_all
-            )
-            type_check.expect(x_type.shape[3] == expected_w)
+        _util.expect_unpooled_input(self, x_type, (self.outh, self.outw))
 
     def forward(self, inputs):
         (x,) = inputs
-        h, w = x.shape[2:]
-        outs = (
-            conv.get_deconv_outsize(h, self.kh, self.sy, self.ph, self.cover_all)
-            if self.outh is None
-            else self.outh,
-            conv.get_deconv_outsize(w, self.kw, self.sx, self.pw, self.cover_all)
-            if self.outw is None
-            else self.outw,
+        outs = _util.unpooled_size(
+            self, x.shape[2:], (self.outh, self.outw), "upsampling_2d"
         )
-        if min(outs) <= 0:
-            raise ValueError(
-                f"upsampling_2d: the output would be empty {outs} for spatial "
-                f"input size {(h, w)}, ksize {self.ksize}, stride {self.stride}, "
-                f"pad {self.pad}"
-            )
         self._setup(outs)
         buf = pooling_nd.scatter_windows(
             x,

@@ -1,11 +1,8 @@
-from chainer import initializers
-from chainer import link
-from chainer import variable
 from chainer.functions.connection import convolution_nd
-from chainer.utils import conv
+from chainer.links.connection import _conv_base
 
 
-class ConvolutionND(link.Link):
+class ConvolutionND(_conv_base.ConvolutionNDBase):
     """N-dimensional convolution layer.
 
     Holds filters ``W`` of shape ``(out_channels, in_channels / groups,
@@ -49,65 +46,14 @@ class ConvolutionND(link.Link):
         nobias=False, initialW=None, initial_bias=None, cover_all=False,
         dilate=1, groups=1,
     ):  # fmt: skip
-        super().__init__()
-        if ksize is None:
-            out_channels, ksize, in_channels = in_channels, out_channels, None
-        self.ndim = ndim
-        self.ksize = conv.as_tuple(ksize, ndim, "ksize")
-        self.stride = conv.as_tuple(stride, ndim, "stride")
-        self.pad = conv.as_tuple(pad, ndim, "pad")
-        self.dilate = conv.as_tuple(dilate, ndim, "dilate")
+        super().__init__(
+            ndim, in_channels, out_channels, ksize, stride, pad, nobias,
+            initialW, initial_bias, dilate, groups,
+        )  # fmt: skip
         self.cover_all = cover_all
-        self.groups = int(groups)
-        self.out_channels = out_channels
-        self.in_channels = in_channels
-        if out_channels % self.groups:
-            raise ValueError(
-                "the number of output channels must be divisible by the number "
-                f"of groups ({out_channels} % {self.groups} != 0)"
-            )
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = variable.Parameter(
-                    initializers._get_initializer(initial_bias), out_channels
-                )
 
-    def _initialize_params(self, in_channels):
-        if in_channels % self.groups:
-            raise ValueError(
-                "the number of input channels must be divisible by the number "
-                f"of groups ({in_channels} % {self.groups} != 0)"
-            )
-        self.in_channels = in_channels
-        self.W.initialize((self.out_channels, in_channels // self.groups, *self.ksize))
-
-    def _check_input(self, x):
-        if x.ndim != self.ndim + 2:
-            raise ValueError(
-                f"{type(self).__name__}: expected an input of {self.ndim + 2} "
-                f"dimensions (n, c, spatial...), got shape {x.shape}"
-            )
-        if self.W.array is None:
-            self._initialize_params(x.shape[1])
-
-    @property
-    def printable_specs(self):
-        """``(name, value)`` pairs shown in the repr."""
-        yield "in_channels", self.in_channels
-        yield "out_channels", self.out_channels
-        yield "ksize", self.ksize
-        yield "stride", self.stride
-        yield "pad", self.pad
-        yield "nobias", self.b is None
-        yield "dilate", self.dilate
-        yield "groups", self.groups
+    def _filter_shape(self, in_channels):
+        return (self.out_channels, in_channels // self.groups, *self.ksize)
 
     def forward(self, x):
         """Applies the convolution.

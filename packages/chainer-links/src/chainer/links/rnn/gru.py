@@ -1,9 +1,9 @@
 from chainer import link
-from chainer import variable
 from chainer.functions.activation import sigmoid
 from chainer.functions.activation import tanh
 from chainer.functions.math import linear_interpolate
 from chainer.links.connection import linear
+from chainer.links.rnn import _state
 
 
 class _GRUBase(link.Chain):
@@ -89,7 +89,7 @@ class StatelessGRU(_GRUBase):
         return linear_interpolate.linear_interpolate(z, h_bar, h)
 
 
-class StatefulGRU(_GRUBase):
+class StatefulGRU(_state.HiddenState, _GRUBase):
     """Stateful Gated Recurrent Unit: a GRU that keeps its hidden vector.
 
     Each call computes the new hidden vector as :class:`StatelessGRU` does,
@@ -124,27 +124,6 @@ class StatefulGRU(_GRUBase):
         super().__init__(in_size, out_size, init, inner_init, bias_init)
         self.state_size = out_size
         self.reset_state()
-
-    def device_resident_accept(self, visitor):
-        """Visits the parameters and the state variable ``h``."""
-        super().device_resident_accept(visitor)
-        if self.h is not None:
-            visitor.visit_variable(self.h)
-
-    def set_state(self, h):
-        """Sets the hidden vector.
-
-        Args:
-            h (~chainer.Variable): Hidden vector, shape :math:`(B, H)`.
-        """
-        if not isinstance(h, variable.Variable):
-            raise TypeError("set_state takes the hidden state h as a Variable")
-        h.to_device(self.device)
-        self.h = h
-
-    def reset_state(self):
-        """Resets the hidden vector to None."""
-        self.h = None
 
     def forward(self, x):
         """Runs one step and returns the new hidden vector.

@@ -1,13 +1,12 @@
 import math
 
-import chainer
 from chainer import initializers
 from chainer import link
-from chainer import variable
 from chainer.functions.activation import lstm
 from chainer.functions.array import concat
 from chainer.functions.array import split_axis
 from chainer.links.connection import linear
+from chainer.links.rnn import _state
 
 
 class _LSTMBase(link.Chain):
@@ -60,10 +59,6 @@ class _LSTMBase(link.Chain):
         self.upward.W.initialize((4 * self.state_size, in_size))
         self.upward.in_size = in_size
         self._initialize_params()
-
-    def _zero_state(self, batch, dtype):
-        with chainer.using_device(self.device):
-            return variable.Variable(self.xp.zeros((batch, self.state_size), dtype))
 
 
 class StatelessLSTM(_LSTMBase):
@@ -123,11 +118,11 @@ class StatelessLSTM(_LSTMBase):
         if h is not None:
             lstm_in += self.lateral(h)
         if c is None:
-            c = self._zero_state(x.shape[0], x.dtype)
+            c = _state.zeros(self, x.shape[0], x.dtype)
         return lstm.lstm(c, lstm_in)
 
 
-class LSTM(_LSTMBase):
+class LSTM(_state.CellState, _LSTMBase):
     """Fully-connected LSTM layer that keeps its state.
 
     Each call runs one step: the gate inputs are ``upward(x) + lateral(h)``
@@ -186,32 +181,6 @@ class LSTM(_LSTMBase):
         )
         self.reset_state()
 
-    def device_resident_accept(self, visitor):
-        """Visits the parameters and the state variables ``c`` and ``h``."""
-        super().device_resident_accept(visitor)
-        if self.c is not None:
-            visitor.visit_variable(self.c)
-        if self.h is not None:
-            visitor.visit_variable(self.h)
-
-    def set_state(self, c, h):
-        """Sets the cell state and the output of the previous step.
-
-        Args:
-            c (~chainer.Variable): Cell state, shape :math:`(B, H)`.
-            h (~chainer.Variable): Output, shape :math:`(B, H)`.
-        """
-        if not isinstance(c, variable.Variable) or not isinstance(h, variable.Variable):
-            raise TypeError("LSTM.set_state takes the state c and h as Variables")
-        c.to_device(self.device)
-        h.to_device(self.device)
-        self.c = c
-        self.h = h
-
-    def reset_state(self):
-        """Resets the state (``c`` and ``h``) to None."""
-        self.c = self.h = None
-
     def forward(self, x):
         """Runs one step and returns the new output ``h``.
 
@@ -244,7 +213,7 @@ class LSTM(_LSTMBase):
                 h_update, h_rest = split_axis.split_axis(h, [batch], axis=0)
                 lstm_in += self.lateral(h_update)
         if self.c is None:
-            self.c = self._zero_state(batch, x.dtype)
+            self.c = _state.zeros(self, batch, x.dtype)
         self.c, y = lstm.lstm(self.c, lstm_in)
         if h_rest is None:
             self.h = y

@@ -1,11 +1,11 @@
 import chainer
 from chainer import link
-from chainer import variable
 from chainer.functions.activation import sigmoid
 from chainer.functions.activation import tanh
 from chainer.functions.array import concat
 from chainer.functions.math import linear_interpolate
 from chainer.links.connection import linear
+from chainer.links.rnn import _state
 
 
 class _MGUBase(link.Chain):
@@ -69,7 +69,7 @@ class StatelessMGU(_MGUBase):
         return self._call_mgu(h, x)
 
 
-class StatefulMGU(_MGUBase):
+class StatefulMGU(_state.HiddenState, _MGUBase):
     """Stateful Minimal Gated Unit: an MGU that keeps its hidden vector.
 
     Each call computes the new hidden vector as :class:`StatelessMGU` does,
@@ -97,27 +97,6 @@ class StatefulMGU(_MGUBase):
         super().__init__(in_size, out_size)
         self.state_size = out_size
         self.reset_state()
-
-    def device_resident_accept(self, visitor):
-        """Visits the parameters and the state variable ``h``."""
-        super().device_resident_accept(visitor)
-        if self.h is not None:
-            visitor.visit_variable(self.h)
-
-    def set_state(self, h):
-        """Sets the hidden vector.
-
-        Args:
-            h (~chainer.Variable): Hidden vector, shape :math:`(B, H)`.
-        """
-        if not isinstance(h, variable.Variable):
-            raise TypeError("set_state takes the hidden state h as a Variable")
-        h.to_device(self.device)
-        self.h = h
-
-    def reset_state(self):
-        """Resets the hidden vector to None."""
-        self.h = None
 
     def forward(self, x):
         """Runs one step and returns the new hidden vector.

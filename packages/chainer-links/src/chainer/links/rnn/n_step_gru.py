@@ -53,17 +53,7 @@ class NStepGRU(NStepGRUBase):
     """
 
     use_bi_direction = False
-
-    def rnn(self, *args):
-        """Calls :func:`~chainer.functions.n_step_gru`.
-
-        Args:
-            args: ``n_layers, dropout, hx, ws, bs, xs``.
-
-        Returns:
-            tuple: ``(hy, ys)``.
-        """
-        return n_step_gru.n_step_gru(*args)
+    _rnn = staticmethod(n_step_gru.n_step_gru)
 
 
 class NStepBiGRU(NStepGRUBase):
@@ -86,14 +76,4 @@ class NStepBiGRU(NStepGRUBase):
     """
 
     use_bi_direction = True
-
-    def rnn(self, *args):
-        """Calls :func:`~chainer.functions.n_step_bigru`.
-
-        Args:
-            args: ``n_layers, dropout, hx, ws, bs, xs``.
-
-        Returns:
-            tuple: ``(hy, ys)``.
-        """
-        return n_step_gru.n_step_bigru(*args)
+    _rnn = staticmethod(n_step_gru.n_step_bigru)

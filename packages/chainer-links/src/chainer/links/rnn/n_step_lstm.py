@@ -81,17 +81,7 @@ class NStepLSTM(NStepLSTMBase):
     """
 
     use_bi_direction = False
-
-    def rnn(self, *args):
-        """Calls :func:`~chainer.functions.n_step_lstm`.
-
-        Args:
-            args: ``n_layers, dropout, hx, cx, ws, bs, xs``.
-
-        Returns:
-            tuple: ``(hy, cy, ys)``.
-        """
-        return n_step_lstm.n_step_lstm(*args)
+    _rnn = staticmethod(n_step_lstm.n_step_lstm)
 
 
 class NStepBiLSTM(NStepLSTMBase):
@@ -114,14 +104,4 @@ class NStepBiLSTM(NStepLSTMBase):
     """
 
     use_bi_direction = True
-
-    def rnn(self, *args):
-        """Calls :func:`~chainer.functions.n_step_bilstm`.
-
-        Args:
-            args: ``n_layers, dropout, hx, cx, ws, bs, xs``.
-
-        Returns:
-            tuple: ``(hy, cy, ys)``.
-        """
-        return n_step_lstm.n_step_bilstm(*args)
+    _rnn = staticmethod(n_step_lstm.n_step_bilstm)

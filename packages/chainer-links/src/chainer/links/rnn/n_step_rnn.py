@@ -1,3 +1,5 @@
+import functools
+
 import numpy
 
 import chainer
@@ -49,9 +51,9 @@ class NStepRNNBase(link.ChainList):
     direction ``d`` of layer ``i`` is ``k = i * D + d`` with ``D = 2`` for
     bi-directional links) with parameters ``w0, ..., w{n-1}`` of shape
     ``(out_size, in)`` and ``b0, ..., b{n-1}`` of shape ``(out_size,)``, the
-    names Chainer saves them under. Subclasses set ``n_weights`` and
-    ``use_bi_direction``, define ``rnn(*args)`` (the function call) and
-    override :attr:`n_cells` if needed.
+    names Chainer saves them under. Subclasses set ``n_weights``,
+    ``use_bi_direction`` and ``_rnn`` (the n-step function :meth:`rnn`
+    calls) and override :attr:`n_cells` if needed.
 
     Args:
         n_layers (int): Number of layers.
@@ -153,6 +155,17 @@ class NStepRNNBase(link.ChainList):
     def n_cells(self):
         """int: Number of state arrays (1, or 2 for LSTMs' ``h`` and ``c``)."""
         return 1
+
+    def rnn(self, *args):
+        """Calls the link's n-step function, e.g. :func:`~chainer.functions.n_step_rnn`.
+
+        Args:
+            args: ``n_layers, dropout, hx, ws, bs, xs`` (``hx, cx`` for LSTMs).
+
+        Returns:
+            tuple: ``(hy, ys)`` (``(hy, cy, ys)`` for LSTMs).
+        """
+        return self._rnn(*args)
 
     def init_hx(self, xs):
         """Returns zero initial states for the batch ``xs``.
@@ -271,17 +284,7 @@ class NStepRNNTanh(NStepRNNBase):
 
     n_weights = 2
     use_bi_direction = False
-
-    def rnn(self, *args):
-        """Calls :func:`~chainer.functions.n_step_rnn` with ``tanh``.
-
-        Args:
-            args: ``n_layers, dropout, hx, ws, bs, xs``.
-
-        Returns:
-            tuple: ``(hy, ys)``.
-        """
-        return n_step_rnn.n_step_rnn(*args, activation="tanh")
+    _rnn = staticmethod(functools.partial(n_step_rnn.n_step_rnn, activation="tanh"))
 
 
 class NStepRNNReLU(NStepRNNBase):
@@ -305,17 +308,7 @@ class NStepRNNReLU(NStepRNNBase):
 
     n_weights = 2
     use_bi_direction = False
-
-    def rnn(self, *args):
-        """Calls :func:`~chainer.functions.n_step_rnn` with ``relu``.
-
-        Args:
-            args: ``n_layers, dropout, hx, ws, bs, xs``.
-
-        Returns:
-            tuple: ``(hy, ys)``.
-        """
-        return n_step_rnn.n_step_rnn(*args, activation="relu")
+    _rnn = staticmethod(functools.partial(n_step_rnn.n_step_rnn, activation="relu"))
 
 
 class NStepBiRNNTanh(NStepRNNBase):
@@ -340,17 +333,7 @@ class NStepBiRNNTanh(NStepRNNBase):
 
     n_weights = 2
     use_bi_direction = True
-
-    def rnn(self, *args):
-        """Calls :func:`~chainer.functions.n_step_birnn` with ``tanh``.
-
-        Args:
-            args: ``n_layers, dropout, hx, ws, bs, xs``.
-
-        Returns:
-            tuple: ``(hy, ys)``.
-        """
-        return n_step_rnn.n_step_birnn(*args, activation="tanh")
+    _rnn = staticmethod(functools.partial(n_step_rnn.n_step_birnn, activation="tanh"))
 
 
 class NStepBiRNNReLU(NStepRNNBase):
@@ -375,14 +358,4 @@ class NStepBiRNNReLU(NStepRNNBase):
 
     n_weights = 2
     use_bi_direction = True
-
-    def rnn(self, *args):
-        """Calls :func:`~chainer.functions.n_step_birnn` with ``relu``.
-
-        Args:
-            args: ``n_layers, dropout, hx, ws, bs, xs``.
-
-        Returns:
-            tuple: ``(hy, ys)``.
-        """
-        return n_step_rnn.n_step_birnn(*args, activation="relu")
+    _rnn = staticmethod(functools.partial(n_step_rnn.n_step_birnn, activation="relu"))

@@ -1,12 +1,11 @@
-import chainer
 from chainer import link
-from chainer import variable
 from chainer.functions.activation import sigmoid
 from chainer.functions.activation import tanh
 from chainer.links.connection import linear
+from chainer.links.rnn import _state
 
 
-class StatefulPeepholeLSTM(link.Chain):
+class StatefulPeepholeLSTM(_state.CellState, link.Chain):
     """Fully-connected LSTM layer with peephole connections, keeping its state.
 
     Like :class:`~chainer.links.LSTM`, but the gates also see the cell state:
@@ -57,32 +56,6 @@ class StatefulPeepholeLSTM(link.Chain):
             self.peep_f = linear.Linear(out_size, out_size, nobias=True)
             self.peep_o = linear.Linear(out_size, out_size, nobias=True)
 
-    def device_resident_accept(self, visitor):
-        """Visits the parameters and the state variables ``c`` and ``h``."""
-        super().device_resident_accept(visitor)
-        if self.c is not None:
-            visitor.visit_variable(self.c)
-        if self.h is not None:
-            visitor.visit_variable(self.h)
-
-    def set_state(self, c, h):
-        """Sets the cell state and the output of the previous step.
-
-        Args:
-            c (~chainer.Variable): Cell state, shape :math:`(B, H)`.
-            h (~chainer.Variable): Output, shape :math:`(B, H)`.
-        """
-        if not isinstance(c, variable.Variable) or not isinstance(h, variable.Variable):
-            raise TypeError("set_state takes the state c and h as Variables")
-        c.to_device(self.device)
-        h.to_device(self.device)
-        self.c = c
-        self.h = h
-
-    def reset_state(self):
-        """Resets the state (``c`` and ``h``) to None."""
-        self.c = self.h = None
-
     def forward(self, x):
         """Runs one step and returns the new output ``h``.
 
@@ -98,10 +71,7 @@ class StatefulPeepholeLSTM(link.Chain):
             lstm_in += self.lateral(self.h)
         c = self.c
         if c is None:
-            with chainer.using_device(self.device):
-                c = variable.Variable(
-                    self.xp.zeros((x.shape[0], self.state_size), x.dtype)
-                )
+            c = _state.zeros(self, x.shape[0], x.dtype)
         gates = lstm_in.reshape((lstm_in.shape[0], self.state_size, 4))
         a = tanh.tanh(gates[:, :, 0])
         i = sigmoid.sigmoid(gates[:, :, 1] + self.peep_i(c))

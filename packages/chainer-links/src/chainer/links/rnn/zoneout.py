@@ -1,12 +1,11 @@
-import chainer
 from chainer import link
-from chainer import variable
 from chainer.functions.activation import lstm
 from chainer.functions.noise import zoneout
 from chainer.links.connection import linear
+from chainer.links.rnn import _state
 
 
-class StatefulZoneoutLSTM(link.Chain):
+class StatefulZoneoutLSTM(_state.CellState, link.Chain):
     """Fully-connected LSTM layer with zoneout, keeping its state.
 
     Each step computes the new cell state and output as
@@ -59,36 +58,6 @@ class StatefulZoneoutLSTM(link.Chain):
             self.upward = linear.Linear(in_size, 4 * out_size)
             self.lateral = linear.Linear(out_size, 4 * out_size, nobias=True)
 
-    def device_resident_accept(self, visitor):
-        """Visits the parameters and the state variables ``c`` and ``h``."""
-        super().device_resident_accept(visitor)
-        if self.c is not None:
-            visitor.visit_variable(self.c)
-        if self.h is not None:
-            visitor.visit_variable(self.h)
-
-    def set_state(self, c, h):
-        """Sets the cell state and the output of the previous step.
-
-        Args:
-            c (~chainer.Variable): Cell state, shape :math:`(B, H)`.
-            h (~chainer.Variable): Output, shape :math:`(B, H)`.
-        """
-        if not isinstance(c, variable.Variable) or not isinstance(h, variable.Variable):
-            raise TypeError("set_state takes the state c and h as Variables")
-        c.to_device(self.device)
-        h.to_device(self.device)
-        self.c = c
-        self.h = h
-
-    def reset_state(self):
-        """Resets the state (``c`` and ``h``) to None."""
-        self.c = self.h = None
-
-    def _zeros(self, batch, dtype):
-        with chainer.using_device(self.device):
-            return variable.Variable(self.xp.zeros((batch, self.state_size), dtype))
-
     def forward(self, x):
         """Runs one step and returns the new output ``h``.
 
@@ -102,12 +71,12 @@ class StatefulZoneoutLSTM(link.Chain):
         lstm_in = self.upward(x)
         h = self.h
         if h is None:
-            h = self._zeros(x.shape[0], x.dtype)
+            h = _state.zeros(self, x.shape[0], x.dtype)
         else:
             lstm_in += self.lateral(h)
         c = self.c
         if c is None:
-            c = self._zeros(x.shape[0], x.dtype)
+            c = _state.zeros(self, x.shape[0], x.dtype)
         c_next, h_next = lstm.lstm(c, lstm_in)
         self.c = zoneout.zoneout(c, c_next, self.c_ratio)
         self.h = zoneout.zoneout(h, h_next, self.h_ratio)

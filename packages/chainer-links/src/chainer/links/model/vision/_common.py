@@ -29,17 +29,17 @@ MODELS_DIRECTORY = "pfnet/chainer/models/"
 # -- weights ------------------------------------------------------------------
 
 
-def load_pretrained(model, pretrained_model, npz_name, caffemodel_name, url, transfer):
+def load_pretrained(model, pretrained_model, name, url, transfer):
     """Loads weights into ``model`` as its ``pretrained_model`` argument says.
 
     Args:
         model (~chainer.Link): The freshly built model.
         pretrained_model: None (nothing to load), ``'auto'``, or a path to a
             ``.npz`` or ``.caffemodel`` file.
-        npz_name (str): File name of the converted weights in the models
-            directory (used by ``'auto'``).
-        caffemodel_name (str): File name of the original Caffe weights in
-            the models directory (used by ``'auto'``).
+        name (str): File name, without extension, of the weights in the
+            models directory (used by ``'auto'``): ``name + '.npz'`` holds
+            the converted weights, ``name + '.caffemodel'`` the original
+            Caffe weights.
         url (str): Where the Caffe weights are published (for the error).
         transfer (callable): ``transfer(caffe_function, model)`` copies the
             weights of a loaded caffemodel into the model.
@@ -47,7 +47,7 @@ def load_pretrained(model, pretrained_model, npz_name, caffemodel_name, url, tra
     if not pretrained_model:
         return
     if isinstance(pretrained_model, str) and pretrained_model == "auto":
-        _load_auto(model, npz_name, caffemodel_name, url, transfer)
+        _load_auto(model, name + ".npz", name + ".caffemodel", url, transfer)
         return
     if not isinstance(pretrained_model, (str, os.PathLike)):
         raise TypeError(
@@ -113,6 +113,13 @@ def caffe_layer(caffemodel, name):
             f"the caffemodel has no parameterized layer named {name!r}: is it "
             "the model this architecture was published with?"
         ) from None
+
+
+def copy_layer(caffemodel, name, dst):
+    """Copies the weight and bias of the Caffe layer ``name`` into ``dst``."""
+    src = caffe_layer(caffemodel, name)
+    dst.W.array[...] = src.W.array
+    dst.b.array[...] = src.b.array
 
 
 # -- images -------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """GoogLeNet (Szegedy et al., 2015) with the weights of BVLC's Caffe model."""
 
 import collections
+import functools
 
 from chainer import initializers
 from chainer.functions.activation import relu
@@ -118,12 +119,7 @@ class GoogLeNet(_common.PretrainedModel):
             self.loss2_fc1 = linear.Linear(2048, 1024, **kwargs)
             self.loss2_fc2 = linear.Linear(1024, 1000, **kwargs)
         _common.load_pretrained(
-            self,
-            pretrained_model,
-            "bvlc_googlenet.npz",
-            "bvlc_googlenet.caffemodel",
-            _URL,
-            _transfer,
+            self, pretrained_model, "bvlc_googlenet", _URL, _transfer
         )
 
     @property
@@ -215,27 +211,22 @@ def prepare(image, size=(224, 224)):
     return _common.prepare_image(image, size, (104.0, 117.0, 123.0))
 
 
-def _copy(caffemodel, name, dst):
-    src = _common.caffe_layer(caffemodel, name)
-    dst.W.array[...] = src.W.array
-    dst.b.array[...] = src.b.array
-
-
 def _transfer(caffemodel, model):
-    _copy(caffemodel, "conv1/7x7_s2", model.conv1)
-    _copy(caffemodel, "conv2/3x3_reduce", model.conv2_reduce)
-    _copy(caffemodel, "conv2/3x3", model.conv2)
+    copy = functools.partial(_common.copy_layer, caffemodel)
+    copy("conv1/7x7_s2", model.conv1)
+    copy("conv2/3x3_reduce", model.conv2_reduce)
+    copy("conv2/3x3", model.conv2)
     for name, *_ in _INCEPTIONS:
         module = getattr(model, "inc" + name)
         prefix = f"inception_{name}/"
-        _copy(caffemodel, prefix + "1x1", module.conv1)
-        _copy(caffemodel, prefix + "3x3_reduce", module.proj3)
-        _copy(caffemodel, prefix + "3x3", module.conv3)
-        _copy(caffemodel, prefix + "5x5_reduce", module.proj5)
-        _copy(caffemodel, prefix + "5x5", module.conv5)
-        _copy(caffemodel, prefix + "pool_proj", module.projp)
+        copy(prefix + "1x1", module.conv1)
+        copy(prefix + "3x3_reduce", module.proj3)
+        copy(prefix + "3x3", module.conv3)
+        copy(prefix + "5x5_reduce", module.proj5)
+        copy(prefix + "5x5", module.conv5)
+        copy(prefix + "pool_proj", module.projp)
     for i in (1, 2):
-        _copy(caffemodel, f"loss{i}/conv", getattr(model, f"loss{i}_conv"))
-        _copy(caffemodel, f"loss{i}/fc", getattr(model, f"loss{i}_fc1"))
-        _copy(caffemodel, f"loss{i}/classifier", getattr(model, f"loss{i}_fc2"))
-    _copy(caffemodel, "loss3/classifier", model.loss3_fc)
+        copy(f"loss{i}/conv", getattr(model, f"loss{i}_conv"))
+        copy(f"loss{i}/fc", getattr(model, f"loss{i}_fc1"))
+        copy(f"loss{i}/classifier", getattr(model, f"loss{i}_fc2"))
+    copy("loss3/classifier", model.loss3_fc)

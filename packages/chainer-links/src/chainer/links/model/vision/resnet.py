@@ -105,14 +105,7 @@ class ResNetLayers(_common.PretrainedModel):
             )
             self.fc6 = linear.Linear(2048, 1000)
         name = f"ResNet-{n_layers}-model"
-        _common.load_pretrained(
-            self,
-            pretrained_model,
-            name + ".npz",
-            name + ".caffemodel",
-            _URL,
-            _transfer,
-        )
+        _common.load_pretrained(self, pretrained_model, name, _URL, _transfer)
 
     @property
     def functions(self):
@@ -456,9 +449,7 @@ def _transfer_components(caffemodel, conv, bn, block, branch):
 
 
 def _transfer(caffemodel, model):
-    conv1 = _common.caffe_layer(caffemodel, "conv1")
-    model.conv1.W.array[...] = conv1.W.array
-    model.conv1.b.array[...] = conv1.b.array
+    _common.copy_layer(caffemodel, "conv1", model.conv1)
     _transfer_bn(caffemodel, model.bn1, "bn_conv1", "scale_conv1")
     blocks = _BLOCKS[model._n_layers]
     for stage, count in enumerate(blocks, 2):
@@ -471,6 +462,4 @@ def _transfer(caffemodel, model):
             _transfer_components(caffemodel, dst.conv3, dst.bn3, block, "2c")
             if i == 0:
                 _transfer_components(caffemodel, dst.conv4, dst.bn4, block, "1")
-    fc = _common.caffe_layer(caffemodel, "fc1000")
-    model.fc6.W.array[...] = fc.W.array
-    model.fc6.b.array[...] = fc.b.array
+    _common.copy_layer(caffemodel, "fc1000", model.fc6)

@@ -102,14 +102,8 @@ class VGGLayers(_common.PretrainedModel):
             self.fc7 = linear.Linear(4096, 4096, **kwargs)
             self.fc8 = linear.Linear(4096, 1000, **kwargs)
         name = f"VGG_ILSVRC_{n_layers}_layers"
-        _common.load_pretrained(
-            self,
-            pretrained_model,
-            name + ".npz",
-            name + ".caffemodel",
-            _URL + name + ".caffemodel",
-            _transfer,
-        )
+        url = _URL + name + ".caffemodel"
+        _common.load_pretrained(self, pretrained_model, name, url, _transfer)
 
     @property
     def functions(self):
@@ -217,7 +211,4 @@ def prepare(image, size=(224, 224)):
 def _transfer(caffemodel, model):
     names = [name for block in _blocks(model._n_layers) for name, _ in block]
     for name in names + list(_FC_NAMES):
-        src = _common.caffe_layer(caffemodel, name)
-        dst = getattr(model, name)
-        dst.W.array[...] = src.W.array
-        dst.b.array[...] = src.b.array
+        _common.copy_layer(caffemodel, name, getattr(model, name))
