@@ -163,10 +163,12 @@ def bench_framework(steps, warmup):
 
     results = phase_summaries(_timing.measure(step, steps, warmup))
     results["step_cpu_ms"] = _timing.summary(cpu_times[warmup:], 1e3)
-    results["check"] = {
-        "loss_eval": loss_eval,
-        "loss_first": losses[0],
-        "loss_last": losses[-1],
+    # Only the eval-mode loss is deterministic: training losses depend on
+    # each framework's dropout masks, so they are reported, not compared.
+    results["check"] = {"loss_eval": loss_eval}
+    results["train_losses"] = {
+        "first": losses[0],
+        "last": losses[-1],
         "steps": len(losses),
     }
     return results

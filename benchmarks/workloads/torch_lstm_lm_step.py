@@ -120,10 +120,12 @@ def bench_torch(steps, warmup, threads):
         return t1 - t0, t2 - t1, t3 - t2
 
     results = lm.phase_summaries(_timing.measure(step, steps, warmup))
-    results["check"] = {
-        "loss_eval": loss_eval,
-        "loss_first": losses[0],
-        "loss_last": losses[-1],
+    # Only the eval-mode loss is deterministic: training losses depend on
+    # each framework's dropout masks, so they are reported, not compared.
+    results["check"] = {"loss_eval": loss_eval}
+    results["train_losses"] = {
+        "first": losses[0],
+        "last": losses[-1],
         "steps": len(losses),
     }
     results["torch"] = torch.__version__
