@@ -14,6 +14,7 @@ _add_reduce = numpy.add.reduce
 
 _offsets = {}
 _ones = {}
+_labels = {}
 
 
 def _row_offsets(xp, n, k, dtype):
@@ -30,6 +31,22 @@ def _row_offsets(xp, n, k, dtype):
             _offsets.clear()
         offsets = _offsets[key] = numpy.arange(0, n * k, k, dtype=dtype)
     return offsets
+
+
+def _label_array(label, dtype):
+    if not isinstance(label, (int, numpy.integer)):
+        return label
+    key = (label, dtype)
+    array = _labels.get(key)
+    if array is None:
+        if len(_labels) > 64:
+            _labels.clear()
+        info = numpy.iinfo(dtype)
+        if not info.min <= label <= info.max:
+            # No label of this dtype can equal it: compare as Python ints.
+            return label
+        array = _labels[key] = numpy.array(label, dtype)
+    return array
 
 
 def _one(y):
@@ -189,7 +206,12 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             e = xp.exp(shifted)
             s = e.sum(axis=1, keepdims=True)
         n, k = x.shape
-        valid = t != self.ignore_label
+        if type(t) is numpy.ndarray:
+            # Compared with a 0-d array of t's dtype: a Python int costs
+            # NumPy 1.x twice as much (value-based casting).
+            valid = t != _label_array(self.ignore_label, t.dtype)
+        else:
+            valid = t != self.ignore_label
         count = int(xp.count_nonzero(valid))
         labels = t if count == n else xp.where(valid, t, 0)
         flat = _row_offsets(xp, n, k, labels.dtype) + labels
@@ -205,7 +227,10 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         # float16 sums are accumulated in float32 to avoid overflow; the
         # scaling is done in Python floats (float64), then rounded once.
         acc = numpy.float32 if x.dtype == numpy.float16 else x.dtype
-        total = float(log_p.sum(dtype=acc))
+        if type(log_p) is numpy.ndarray:
+            total = float(_add_reduce(log_p, 0, acc))
+        else:
+            total = float(log_p.sum(dtype=acc))
         return (xp.array(total * -self._coeff, dtype=x.dtype),)
 
     def _weighted_target(self, t, dtype):
