@@ -225,3 +225,47 @@ def test_backward_error_has_call_site_in_debug_mode():
         with pytest.raises(ValueError) as info:
             y.backward()
     assert any("was called at" in n for n in getattr(info.value, "__notes__", []))
+
+
+class _AddIntoLeaf(chainer.FunctionNode):
+    """y = x; its backward_accumulate adds into the gradient array it is given."""
+
+    returned = []
+
+    def forward(self, inputs):
+        return (inputs[0].copy(),)
+
+    def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
+        (gy,) = grad_outputs
+        (old,) = grad_inputs
+        if old is None:
+            old = Variable(gy.array.copy())
+        else:
+            old.array += gy.array
+        _AddIntoLeaf.returned.append(old.array)
+        return (old,)
+
+
+def test_in_place_accumulation_into_a_leaf_keeps_its_array():
+    x = _x([1.0, 2.0])
+    (a,) = _AddIntoLeaf().apply((x,))
+    (b,) = _AddIntoLeaf().apply((x,))
+    chainer.backward([a, b], [_x([1.0, 1.0]), _x([2.0, 3.0])])
+    first = x.grad
+    numpy.testing.assert_array_equal(first, [3.0, 4.0])
+    # The second delivery of the same pass added into the first one's array.
+    assert first is _AddIntoLeaf.returned[-1]
+    (c,) = _AddIntoLeaf().apply((x,))
+    chainer.backward([c], [_x([1.0, 1.0])])
+    # Added into the same array (no copy per accumulation), and right.
+    assert x.grad is first
+    numpy.testing.assert_array_equal(x.grad, [4.0, 5.0])
+
+
+def test_leaf_gradients_never_share_arrays():
+    x = _x([1.0, 2.0])
+    y = _x([3.0, 4.0])
+    chainer.backward([x + y], [_x([1.0, 1.0])])
+    assert x.grad is not y.grad
+    x.grad[0] = 10.0
+    numpy.testing.assert_array_equal(y.grad, [1.0, 1.0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import weakref
 
 from chainer import backend
 from chainer import configuration
@@ -118,7 +119,10 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
             alone); else leaf gradients are accumulated into ``grad_var``.
     """
     grads = {}  # node -> accumulated gradient Variable of non-leaf nodes
-    owned = {id(gy._data) for gy in grad_outputs if gy is not None}
+    owned = {}  # arrays held by leaves or outputs: see _leaf_grad
+    for gy in grad_outputs:
+        if gy is not None:
+            _own(owned, gy._data)
     heap = []
     seen = set()
     counter = 0
@@ -285,7 +289,10 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
                 if var is not None:
                     var._loss_scale = loss_scale
                     old = var._grad_var
-                    if old is None or accumulate:
+                    if accumulate and old is not None and gx._data is old._data:
+                        # backward_accumulate added into the leaf's own array.
+                        var._grad_var = gx
+                    elif old is None or accumulate:
                         var._grad_var = _leaf_grad(gx, owned, double)
                     else:
                         var._grad_var = _add(old, gx, double)
@@ -306,16 +313,25 @@ def _leaf_grad(gx, owned, double):
     if double and (gx._requires_grad or gx._node._creator_node is not None):
         return gx  # part of a double-backprop graph: keep its identity
     data = gx._data
-    key = id(data)
-    if key in owned:
+    ref = owned.get(id(data))
+    if ref is not None and ref() is data:
         data = data.copy()
     elif data.ndim > 1 and not data.flags.c_contiguous:
         data = backend.get_array_module(data).ascontiguousarray(data)
     else:
-        owned.add(key)
+        _own(owned, data)
         return gx
-    owned.add(id(data))
+    _own(owned, data)
     return _Variable._make(data, False)
+
+
+def _own(owned, data):
+    # Weak references: an id alone could be reused by a new array once the
+    # old one is freed, and that array would then be copied for nothing.
+    try:
+        owned[id(data)] = weakref.ref(data)
+    except TypeError:  # an array type without weak references stays alive
+        owned[id(data)] = lambda: data
 
 
 def _current_grad(node, grads, targets):
