@@ -269,3 +269,42 @@ def test_leaf_gradients_never_share_arrays():
     assert x.grad is not y.grad
     x.grad[0] = 10.0
     numpy.testing.assert_array_equal(y.grad, [1.0, 1.0])
+
+
+class _PassThrough(chainer.FunctionNode):
+    """y = x; backward hands the output gradient itself to the input."""
+
+    def forward(self, inputs):
+        return (inputs[0].copy(),)
+
+    def backward(self, target_input_indexes, grad_outputs):
+        return grad_outputs
+
+
+def test_repeated_leaf_gradients_sum_without_touching_given_arrays():
+    x = _x([1.0, 2.0])
+    outs = [_PassThrough().apply((x,))[0] for _ in range(4)]
+    given = [_x([1.0, 2.0]), _x([10.0, 20.0]), _x([100.0, 200.0]), _x([0.5, 0.5])]
+    before = [g.array.copy() for g in given]
+    chainer.backward(outs, given)
+    numpy.testing.assert_array_equal(x.grad, [111.5, 222.5])
+    for g, b in zip(given, before, strict=True):
+        numpy.testing.assert_array_equal(g.array, b)
+        assert x.grad is not g.array
+
+
+def test_repeated_leaf_gradients_keep_the_graph_in_double_backprop():
+    x = _x([1.0, 2.0])
+    y = x * x + x * x + x * x
+    (gx,) = chainer.grad([_ops.sum(y)], [x], enable_double_backprop=True)
+    numpy.testing.assert_allclose(gx.array, [6.0, 12.0])
+    _ops.sum(gx).backward()
+    numpy.testing.assert_allclose(x.grad, [6.0, 6.0])
+
+
+def test_repeated_gradients_of_a_0d_leaf_stay_an_array():
+    x = _x(2.0)
+    (x * x + x * x + x * x).backward()
+    assert type(x.grad) is numpy.ndarray
+    assert x.grad.shape == ()
+    assert float(x.grad) == 12.0

@@ -7,6 +7,8 @@ import contextlib
 import heapq
 import weakref
 
+import numpy
+
 from chainer import backend
 from chainer import configuration
 from chainer import function_hook
@@ -34,7 +36,10 @@ def _add(a, b, double=None):
         from chainer import _ops
 
         return _ops.add(a, b)
-    return _Variable._make(a._data + b._data, False)
+    total = a._data + b._data
+    if isinstance(total, numpy.generic):  # NumPy returns scalars for 0-d sums
+        total = numpy.asarray(total)
+    return _Variable._make(total, False)
 
 
 def _as_grad_var(func, gx):
@@ -120,6 +125,7 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
     """
     grads = {}  # node -> accumulated gradient Variable of non-leaf nodes
     owned = {}  # arrays held by leaves or outputs: see _leaf_grad
+    summed = {}  # leaf gradients this pass allocated as sums
     for gy in grad_outputs:
         if gy is not None:
             _own(owned, gy._data)
@@ -294,8 +300,15 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
                         var._grad_var = gx
                     elif old is None or accumulate:
                         var._grad_var = _leaf_grad(gx, owned, double)
+                    elif not double and _holds(summed, old._data):
+                        # A sum this pass made for this leaf alone (a weight
+                        # shared by many time steps): add in place instead
+                        # of allocating a new array per contribution.
+                        _iadd(old._data, gx._data)
                     else:
                         var._grad_var = _add(old, gx, double)
+                        if not double:
+                            _own(summed, var._grad_var._data)
 
 
 _FIRST = (0,)
@@ -313,8 +326,7 @@ def _leaf_grad(gx, owned, double):
     if double and (gx._requires_grad or gx._node._creator_node is not None):
         return gx  # part of a double-backprop graph: keep its identity
     data = gx._data
-    ref = owned.get(id(data))
-    if ref is not None and ref() is data:
+    if _holds(owned, data):
         data = data.copy()
     elif data.ndim > 1 and not data.flags.c_contiguous:
         data = backend.get_array_module(data).ascontiguousarray(data)
@@ -323,6 +335,18 @@ def _leaf_grad(gx, owned, double):
         return gx
     _own(owned, data)
     return _Variable._make(data, False)
+
+
+def _holds(owned, data):
+    ref = owned.get(id(data))
+    return ref is not None and ref() is data
+
+
+def _iadd(total, addend):
+    if total.shape == addend.shape and total.dtype == addend.dtype:
+        total += addend
+    else:  # cannot happen for checked gradients; stay correct anyway
+        total[...] = total + addend
 
 
 def _own(owned, data):
