@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import threading
 import weakref
 
 import numpy
@@ -123,9 +124,25 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
             gradients are collected into it (and leaf ``grad``s are left
             alone); else leaf gradients are accumulated into ``grad_var``.
     """
+    summed = {}  # leaf gradients this pass allocated as sums
+    # Contributions to leaf gradients that nodes chose to defer to the end of
+    # a plain backward pass (see defer_leaf_grad).
+    deferred = None
+    if targets is None and not _config.enable_backprop:
+        deferred = _Deferred(summed, loss_scale)
+    prev = _pass_local.deferred
+    _pass_local.deferred = deferred
+    try:
+        _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed)
+        if deferred is not None:
+            deferred.finish()
+    finally:
+        _pass_local.deferred = prev
+
+
+def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
     grads = {}  # node -> accumulated gradient Variable of non-leaf nodes
     owned = {}  # arrays held by leaves or outputs: see _leaf_grad
-    summed = {}  # leaf gradients this pass allocated as sums
     for gy in grad_outputs:
         if gy is not None:
             _own(owned, gy._data)
@@ -312,6 +329,76 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
 
 
 _FIRST = (0,)
+
+
+class _PassLocal(threading.local):
+    deferred = None
+
+
+_pass_local = _PassLocal()
+
+
+class _Deferred:
+    """Leaf-gradient contributions deferred to the end of one backward pass."""
+
+    def __init__(self, summed, loss_scale):
+        self._summed = summed
+        self._loss_scale = loss_scale
+        self._entries = {}  # (node, reduce) -> payloads
+
+    def add(self, node, reduce, payload):
+        key = (node, reduce)
+        payloads = self._entries.get(key)
+        if payloads is None:
+            self._entries[key] = [payload]
+        else:
+            payloads.append(payload)
+
+    def finish(self):
+        entries, self._entries = self._entries, {}
+        for (node, reduce), payloads in entries.items():
+            var = node._variable()
+            if var is None:
+                continue
+            total = reduce(payloads)
+            old = var._grad_var
+            var._loss_scale = self._loss_scale
+            if old is None:
+                var._grad_var = _Variable._make(total, False)
+                _own(self._summed, total)
+            elif _holds(self._summed, old._data):
+                _iadd(old._data, total)
+            else:
+                var._grad_var = _Variable._make(old._data + total, False)
+                _own(self._summed, var._grad_var._data)
+
+
+def defer_leaf_grad(node, reduce, payload):
+    """Defers a contribution to the gradient of a leaf to the end of the pass.
+
+    A node whose input is a leaf used many times in one graph (a weight shared
+    by the time steps of an RNN) can hand over what its gradient is made of
+    instead of the gradient: at the end of the backward pass, ``reduce`` gets
+    the payloads of all the contributions to that leaf and returns their total
+    as one array (for a linear layer, one large GEMM instead of one small one
+    per time step). The total is added to the leaf's ``grad``.
+
+    Args:
+        node (VariableNode): The leaf's node (it must have no creator).
+        reduce (callable): ``reduce(payloads) -> array``; the same object for
+            every contribution that is to be reduced together.
+        payload: What this contribution is made of.
+
+    Returns:
+        bool: False if nothing was deferred (not inside a plain backward pass,
+        e.g. in ``chainer.grad`` or with double backprop, or the node is not a
+        leaf): the caller computes its gradient itself.
+    """
+    deferred = _pass_local.deferred
+    if deferred is None or node._creator_node is not None:
+        return False
+    deferred.add(node, reduce, payload)
+    return True
 
 
 def _leaf_grad(gx, owned, double):

@@ -112,3 +112,45 @@ def test_linear_bad_n_batch_axes():
         linear.linear(x, W, n_batch_axes=0)
     with pytest.raises(ValueError, match="no feature axis"):
         linear.linear(x, W, n_batch_axes=2)
+
+
+def _shared_weight_graph(dtype, steps=5, grad=None):
+    rng = numpy.random.RandomState(7)
+    W = chainer.Parameter(rng.uniform(-1, 1, (4, 3)).astype(dtype))
+    b = chainer.Parameter(rng.uniform(-1, 1, (4,)).astype(dtype))
+    if grad is not None:
+        W.grad = grad.copy()
+    h = chainer.Variable(rng.uniform(-1, 1, (2, 3)).astype(dtype))
+    total = None
+    for _ in range(steps):
+        y = linear.linear(h, W, b)
+        total = y if total is None else total + y
+        h = y[:, :3] * 0.5
+    loss = chainer.functions.sum(total * total)
+    return W, b, loss
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("with_old_grad", [False, True])
+def test_weight_used_at_many_steps_gets_the_same_gradient(dtype, with_old_grad):
+    # backward() defers the weight's later contributions to one GEMM at the end
+    # of the pass; chainer.grad() does not defer: both must agree.
+    old = numpy.full((4, 3), 0.25, dtype) if with_old_grad else None
+    W, b, loss = _shared_weight_graph(dtype, grad=old)
+    loss.backward()
+    W2, b2, loss2 = _shared_weight_graph(dtype)
+    gW, gb = chainer.grad([loss2], [W2, b2])
+    expected = gW.array + (0 if old is None else old)
+    tol = {"rtol": 2e-2, "atol": 2e-2} if dtype == numpy.float16 else {"rtol": 1e-5}
+    numpy.testing.assert_allclose(W.grad, expected, **tol)
+    numpy.testing.assert_allclose(b.grad, gb.array, **tol)
+    assert W.grad.dtype == dtype
+
+
+def test_deferred_weight_gradient_is_not_used_in_double_backprop():
+    W, _, loss = _shared_weight_graph(numpy.float64)
+    (gW,) = chainer.grad([loss], [W], enable_double_backprop=True)
+    W2, _, loss2 = _shared_weight_graph(numpy.float64)
+    loss2.backward()
+    numpy.testing.assert_allclose(gW.array, W2.grad, rtol=1e-10)
+    assert gW.creator is not None  # still a differentiable graph

@@ -1,3 +1,4 @@
+from chainer import _backprop
 from chainer import _ops
 from chainer import backend
 from chainer import function_node
@@ -43,6 +44,38 @@ class LinearFunction(function_node.FunctionNode):
             y += inputs[2]
         return (y,)
 
+    def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
+        # A weight that already has a gradient in this pass (an RNN's weight,
+        # used at every time step): its contribution is deferred, and all of
+        # them become one GEMM over the stacked time steps at the end of the
+        # pass instead of one small, memory-bound GEMM and a full-size add
+        # per step.
+        if 1 in target_input_indexes:
+            pos = target_input_indexes.index(1)
+            (gy,) = grad_outputs
+            w_node = self.inputs[1]
+            if (
+                grad_inputs[pos] is not None
+                and gy is not None
+                and _backprop.defer_leaf_grad(
+                    w_node,
+                    _sum_weight_grads,
+                    (gy.array, self.inputs[0].data, w_node.dtype),
+                )
+            ):
+                rest = target_input_indexes[:pos] + target_input_indexes[pos + 1 :]
+                rest_grads = grad_inputs[:pos] + grad_inputs[pos + 1 :]
+                ret = []
+                if rest:
+                    ret.extend(
+                        super().backward_accumulate(rest, grad_outputs, rest_grads)
+                    )
+                ret.insert(pos, grad_inputs[pos])
+                return tuple(ret)
+        return super().backward_accumulate(
+            target_input_indexes, grad_outputs, grad_inputs
+        )
+
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         (gy,) = grad_outputs
@@ -60,6 +93,24 @@ class LinearFunction(function_node.FunctionNode):
         if 2 in indexes:
             ret.append(_ops.sum(gy, axis=0))
         return tuple(ret)
+
+
+def _sum_weight_grads(payloads):
+    # sum_t gy_t.T @ x_t as one GEMM over the stacked steps.
+    dtype = payloads[0][2]
+    if len(payloads) == 1:
+        gy, x = payloads[0][:2]
+    else:
+        xp = backend.get_array_module(payloads[0][0])
+        gy = xp.concatenate([p[0] for p in payloads])
+        x = xp.concatenate([p[1] for p in payloads])
+    if gy.dtype == x.dtype and gy.dtype.itemsize > 2:
+        gW = gy.T @ x
+    else:
+        xp = backend.get_array_module(gy)
+        acc = xp.promote_types(xp.promote_types(gy.dtype, x.dtype), xp.float32)
+        gW = gy.T.astype(acc, copy=False) @ x.astype(acc, copy=False)
+    return gW.astype(dtype, copy=False)
 
 
 def linear(x, W, b=None, n_batch_axes=1):
