@@ -225,7 +225,12 @@ class Variable:
 
     @staticmethod
     def _make_output(data, creator, rank):
-        """Fast constructor for an output of ``creator`` in a graph."""
+        """Fast constructor for an output of ``creator`` in a graph.
+
+        The twin of :meth:`_make` with the creator and rank set at once; kept
+        separate rather than shared because both run once per op and a shared
+        helper costs a call each time.
+        """
         v = object.__new__(Variable)
         v._data = data
         v._requires_grad = True
