@@ -56,6 +56,8 @@ class Sum(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
         shape = self.inputs[0].shape
+        if gy._data.shape == shape:
+            return grad_outputs  # nothing was reduced (axes of length 1, kept)
         if self.keepdims:
             kept = gy.shape
         elif self.axis is None:
@@ -65,8 +67,6 @@ class Sum(function_node.FunctionNode):
             for a in self.axis:
                 kept.insert(a, 1)
             kept = tuple(kept)
-        if gy.shape == shape:
-            return (gy,)  # nothing was reduced (keepdims over axes of length 1)
         return SumGrad(self.axis, self.keepdims, kept, shape).apply((gy,))
 
 
