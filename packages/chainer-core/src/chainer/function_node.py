@@ -138,7 +138,12 @@ class FunctionNode:
             else:
                 if x is None:
                     raise TypeError(f"{self.label}: input must not be None")
-                v = variable_module.as_variable(x)
+                # A plain NumPy array (labels, constants) skips the checks of
+                # Variable's constructor.
+                if type(x) is _ndarray:
+                    v = _make_variable(x, False)
+                else:
+                    v = variable_module.as_variable(x)
                 input_vars.append(v)
                 data = v._data
             if type(data) is not _ndarray:
