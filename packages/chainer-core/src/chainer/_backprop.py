@@ -317,15 +317,8 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
                         var._grad_var = gx
                     elif old is None or accumulate:
                         var._grad_var = _leaf_grad(gx, owned, double)
-                    elif not double and _holds(summed, old._data):
-                        # A sum this pass made for this leaf alone (a weight
-                        # shared by many time steps): add in place instead
-                        # of allocating a new array per contribution.
-                        _iadd(old._data, gx._data)
                     else:
-                        var._grad_var = _add(old, gx, double)
-                        if not double:
-                            _own(summed, var._grad_var._data)
+                        _add_to_leaf(var, old, gx, summed, double)
 
 
 _FIRST = (0,)
@@ -360,17 +353,14 @@ class _Deferred:
             var = node._variable()
             if var is None:
                 continue
-            total = reduce(payloads)
-            old = var._grad_var
+            total = _Variable._make(reduce(payloads), False)
             var._loss_scale = self._loss_scale
+            old = var._grad_var
             if old is None:
-                var._grad_var = _Variable._make(total, False)
-                _own(self._summed, total)
-            elif _holds(self._summed, old._data):
-                _iadd(old._data, total)
+                var._grad_var = total
+                _own(self._summed, total._data)
             else:
-                var._grad_var = _Variable._make(old._data + total, False)
-                _own(self._summed, var._grad_var._data)
+                _add_to_leaf(var, old, total, self._summed, False)
 
 
 def defer_leaf_grad(node, reduce, payload):
@@ -429,11 +419,16 @@ def _holds(owned, data):
     return ref is not None and ref() is data
 
 
-def _iadd(total, addend):
-    if total.shape == addend.shape and total.dtype == addend.dtype:
-        total += addend
-    else:  # cannot happen for checked gradients; stay correct anyway
-        total[...] = total + addend
+def _add_to_leaf(var, old, gx, summed, double):
+    # A sum this pass made for this leaf alone (a weight shared by many time
+    # steps) takes further contributions in place instead of a new array
+    # each; gradients reaching here have the leaf's shape and dtype.
+    if not double and _holds(summed, old._data):
+        old._data += gx._data
+        return
+    var._grad_var = _add(old, gx, double)
+    if not double:
+        _own(summed, var._grad_var._data)
 
 
 def _own(owned, data):

@@ -649,25 +649,6 @@ def expect(*bool_exprs):
 class LightMode:
     """Context manager that switches type checking to light mode."""
 
-    def check(self, check_type_forward, data):
-        """Runs ``check_type_forward`` on light type infos of ``data``.
-
-        Equivalent to ``with light_mode: check_type_forward(get_light_types(
-        data))``, without the context-manager overhead; ``FunctionNode.apply``
-        calls it on every application.
-
-        Args:
-            check_type_forward (callable): The function's type check.
-            data (tuple of arrays): The input arrays.
-        """
-        local = _thread_local
-        prev = local.light_mode
-        local.light_mode = True
-        try:
-            check_type_forward(LightTypeInfoTuple(data))
-        finally:
-            local.light_mode = prev
-
     def __enter__(self):
         local = _thread_local
         local.light_mode_stack.append(local.light_mode)

@@ -13,50 +13,57 @@ _add_reduce = numpy.add.reduce
 
 
 _offsets = {}
-_ones = {}
-_labels = {}
+_constants = {}
 
 
 def _row_offsets(xp, n, k, dtype):
-    # Flat offsets of the rows of an (n, k) array, in the labels' dtype so
-    # that adding the labels is a same-type op. Cached per shape on NumPy.
-    if n * k > numpy.iinfo(dtype).max:
-        dtype = numpy.intp
-    if xp is not numpy:
-        return xp.arange(0, n * k, k, dtype=dtype)
+    # Flat offsets of the rows of an (n, k) array, in the labels' dtype (so
+    # that adding the labels is a same-type op) unless n * k overflows it.
+    # Cached per shape on NumPy: iinfo and arange cost more than the op.
     key = (n, k, dtype)
     offsets = _offsets.get(key)
     if offsets is None:
+        if n * k > numpy.iinfo(dtype).max:
+            dtype = numpy.intp
+        offsets = xp.arange(0, n * k, k, dtype=dtype)
+        if xp is not numpy:
+            return offsets
         if len(_offsets) > 64:
             _offsets.clear()
-        offsets = _offsets[key] = numpy.arange(0, n * k, k, dtype=dtype)
+        _offsets[key] = offsets
     return offsets
 
 
-def _label_array(label, dtype):
-    if not isinstance(label, (int, numpy.integer)):
-        return label
-    key = (label, dtype)
-    array = _labels.get(key)
+def _constant(value, dtype):
+    # A cached 0-d array: NumPy 1.x pays for value-based casting when an
+    # array meets a Python or NumPy scalar, not when it meets a 0-d array of
+    # its own dtype.
+    key = (value, dtype)
+    array = _constants.get(key)
     if array is None:
-        if len(_labels) > 64:
-            _labels.clear()
-        info = numpy.iinfo(dtype)
-        if not info.min <= label <= info.max:
-            # No label of this dtype can equal it: compare as Python ints.
-            return label
-        array = _labels[key] = numpy.array(label, dtype)
+        if len(_constants) > 64:
+            _constants.clear()
+        array = _constants[key] = numpy.array(value, dtype)
     return array
 
 
+def _label_array(label, dtype):
+    array = _constants.get((label, dtype))
+    if array is not None:
+        return array
+    if not isinstance(label, (int, numpy.integer)):
+        return label
+    info = numpy.iinfo(dtype)
+    if not info.min <= label <= info.max:
+        # No label of this dtype can equal it: compare as Python ints.
+        return label
+    return _constant(label, dtype)
+
+
 def _one(y):
-    # A 0-d one of y's dtype: same-type arithmetic on NumPy 1.x.
     if type(y) is not numpy.ndarray:
         return y.dtype.type(1)
-    one = _ones.get(y.dtype)
-    if one is None:
-        one = _ones[y.dtype] = numpy.ones((), y.dtype)
-    return one
+    return _constant(1, y.dtype)
 
 
 def _check_class_weight_option(class_weight):

@@ -9,9 +9,9 @@ from chainer.utils import conv
 class ConvolutionNDBase(link.Link):
     """Filters ``W`` (lazily shaped) and bias ``b`` of an N-d (de)convolution.
 
-    A subclass gives the filter shape in ``_filter_shape(in_channels)`` and
-    names its own extra options in ``_extra_specs``, shown after ``pad`` in
-    the repr.
+    Each subclass defines ``_filter_shape(in_channels)``, the shape of ``W``
+    once the number of input channels is known, and names its own extra
+    options in ``_extra_specs``, shown after ``pad`` in the repr.
     """
 
     _extra_specs = ()
@@ -48,9 +48,6 @@ class ConvolutionNDBase(link.Link):
                 self.b = variable.Parameter(
                     initializers._get_initializer(initial_bias), out_channels
                 )
-
-    def _filter_shape(self, in_channels):
-        raise NotImplementedError
 
     def _initialize_params(self, in_channels):
         if in_channels % self.groups:
