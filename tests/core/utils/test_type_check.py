@@ -4,6 +4,7 @@ import threading
 import numpy
 import pytest
 
+import chainer
 from chainer.utils import type_check as T
 
 
@@ -305,6 +306,46 @@ def test_light_mode_nests_and_restores():
     assert not T.in_light_mode()
     with pytest.raises(ValueError), T.light_mode:
         raise ValueError
+    assert not T.in_light_mode()
+
+
+def test_is_light_tells_light_type_infos():
+    x = numpy.zeros((2, 3), numpy.float32)
+    assert T.is_light(T.get_light_types((x,)))
+    assert not T.is_light(T.get_types((x,), "in_types", False))
+    with T.light_mode:
+        assert T.is_light((x,))
+
+
+def test_expect_takes_booleans_and_expressions_in_either_mode():
+    x = numpy.zeros((2, 3), numpy.float32)
+    T.expect(True, numpy.bool_(True))
+    with pytest.raises(T.InvalidType):
+        T.expect(True, numpy.bool_(False))
+    (x_type,) = T.get_types((x,), "in_types", False)
+    T.expect(x_type.ndim == 2)
+    with pytest.raises(T.InvalidType, match="in_types"):
+        T.expect(x_type.ndim == 3)
+
+
+def test_light_check_in_apply_keeps_named_conditions():
+    # apply's light check reads the thread-local flag through its dict: a
+    # function that names a value with make_variable still gets a plain value.
+    seen = []
+
+    class F(chainer.FunctionNode):
+        def check_type_forward(self, in_types):
+            seen.append(T.make_variable(1, "one"))
+            T.expect(in_types[0].ndim == T.make_variable(2, "two"))
+
+        def forward(self, inputs):
+            return inputs
+
+    F().apply((numpy.zeros((2, 3), numpy.float32),))
+    assert seen == [1]
+    assert not T.in_light_mode()
+    with pytest.raises(T.InvalidType, match="two"):
+        F().apply((numpy.zeros(3, numpy.float32),))
     assert not T.in_light_mode()
 
 

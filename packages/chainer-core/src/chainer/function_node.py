@@ -149,10 +149,6 @@ class FunctionNode:
             if type(data) is not _ndarray:
                 foreign = True
             in_data.append(data)
-        in_data = tuple(in_data)
-        if foreign:
-            self._check_devices(in_data)
-
         # Read the three flags straight from the thread-local dict with the
         # global values as fallback: this runs for every op.
         local = _cfg_local.__dict__
@@ -165,17 +161,27 @@ class FunctionNode:
             enable_backprop = _cfg_global.enable_backprop
             debug = _cfg_global.debug
         if type_check_on and type(self).check_type_forward is not _no_type_check:
-            # Light mode inlined (see type_check.LightMode.check): a failure
+            # The light type infos of NumPy arrays are the arrays themselves,
+            # so the same tuple goes on to forward. Light mode is inlined (see
+            # type_check.LightMode), through the thread-local dict; a failure
             # re-runs the check in full mode for the Expect/Actual message.
-            prev = _tc_local.light_mode
-            _tc_local.light_mode = True
+            in_data = _LightTypes(in_data)
+            if foreign:
+                self._check_devices(in_data)
+            tc_local = _tc_local.__dict__
+            prev = tc_local["light_mode"]
+            tc_local["light_mode"] = True
             try:
-                self.check_type_forward(_LightTypes(in_data))
+                self.check_type_forward(in_data)
             except Exception:
-                _tc_local.light_mode = prev
+                tc_local["light_mode"] = prev
                 self._check_data_type_full(in_data)
             else:
-                _tc_local.light_mode = prev
+                tc_local["light_mode"] = prev
+        else:
+            in_data = tuple(in_data)
+            if foreign:
+                self._check_devices(in_data)
 
         hooks = _fh_local.__dict__.get("function_hooks")
         if self._local_function_hooks:
@@ -191,10 +197,13 @@ class FunctionNode:
         else:
             outputs = self.forward(in_data)
         if type(outputs) is not tuple:
-            raise TypeError(
-                f"{self.label}.forward must return a tuple of arrays, "
-                f"got {type(outputs).__name__}"
-            )
+            if isinstance(outputs, tuple):  # e.g. forward returned its inputs
+                outputs = tuple(outputs)
+            else:
+                raise TypeError(
+                    f"{self.label}.forward must return a tuple of arrays, "
+                    f"got {type(outputs).__name__}"
+                )
         for y in outputs:
             if type(y) is not _ndarray:
                 outputs = tuple(map(_as_output_array, outputs))

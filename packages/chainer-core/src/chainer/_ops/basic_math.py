@@ -24,7 +24,7 @@ def _check_binary(in_types):
     type_check.expect(in_types.size() == 2)
     lhs, rhs = in_types
     type_check.expect(lhs.dtype == rhs.dtype)
-    if not type_check.in_light_mode() or lhs.shape != rhs.shape:
+    if not type_check.is_light(in_types) or lhs.shape != rhs.shape:
         type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
 
 

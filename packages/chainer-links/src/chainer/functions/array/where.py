@@ -17,7 +17,7 @@ class Where(function_node.FunctionNode):
         type_check.argname(in_types, ("x", "y"))
         x_type, y_type = in_types
         condition = self.condition
-        if not type_check.in_light_mode():
+        if not type_check.is_light(in_types):
             info = type_check.TypeInfo(condition.shape, condition.dtype)
             condition = type_check.Variable(info, "condition")
         type_check.expect(

@@ -8,6 +8,7 @@ from chainer import variable
 from chainer.functions.activation import softmax
 from chainer.utils import type_check
 
+_config = chainer.config
 _max_reduce = numpy.maximum.reduce
 _add_reduce = numpy.add.reduce
 
@@ -288,6 +289,10 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         if y is None:
             xp = backend.get_array_module(x.array)
             y = xp.exp(_log_softmax(x.array, xp))
+        if not _config.enable_backprop:
+            # A plain backward pass builds no graph: the gradient node would
+            # only be overhead.
+            return self._gx_array(y, t, gy._data), None
         # x is an input of the gradient node only so that an attempt to
         # differentiate the gradient reaches it (and is refused).
         grad = _SoftmaxCrossEntropyGradNoDoubleBackprop(self, y, t)

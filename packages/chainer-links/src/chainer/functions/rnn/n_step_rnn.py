@@ -120,7 +120,7 @@ class BaseNStepRNN(function_node.FunctionNode):
         n_w = self._n_params
         type_check.expect(in_types.size() > c + 2 * n_w)
         n_inputs = type_check.eval(in_types.size())
-        if not type_check.in_light_mode():
+        if not type_check.is_light(in_types):
             type_check.argname(in_types, self._arg_names(n_inputs))
         h_type = in_types[0]
         type_check.expect(
