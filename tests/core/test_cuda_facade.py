@@ -5,6 +5,8 @@ GPU-only entry point raise a RuntimeError that names chainer-cuda.
 """
 
 import importlib.util
+import subprocess
+import sys
 
 import numpy
 import pytest
@@ -214,3 +216,11 @@ GPU_ONLY = {
 def test_gpu_only_entry_points_name_chainer_cuda(name):
     with pytest.raises(RuntimeError, match="chainer-cuda"):
         GPU_ONLY[name]()
+
+
+def test_cuda_is_an_attribute_of_chainer_backends_without_an_import():
+    code = "import chainer; print(chainer.backends.cuda.available)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() in ("True", "False")

@@ -75,6 +75,7 @@ _namespace.install()
 # fast; ``import chainer.X`` works as usual.
 _LAZY_SUBMODULES = frozenset(
     {
+        "backends",
         "computational_graph",
         "cuda",
         "dataset",
