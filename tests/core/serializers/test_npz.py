@@ -451,3 +451,14 @@ def test_source_name_helper_for_dict():
 def test_save_into_missing_directory(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         serializers.save_npz(str(tmp_path / "no" / "x.npz"), _Obj())
+
+
+def test_save_npz_saves_a_dict_as_it_is(tmp_path):
+    path = tmp_path / "d.npz"
+    serializers.save_npz(
+        str(path), {"a/W": numpy.arange(3, dtype=numpy.float32), "t": 5, "n": None}
+    )
+    with numpy.load(str(path)) as f:
+        numpy.testing.assert_array_equal(f["a/W"], numpy.arange(3))
+        assert int(f["t"]) == 5
+        assert sorted(f.files) == ["a/W", "n", "t"]

@@ -251,21 +251,27 @@ def save_npz(file, obj, compression=True):
     Args:
         file (str, path-like or file object): Target file.
         obj: Object to save (a Link, Optimizer, Trainer or anything with a
-            ``serialize(serializer)`` method).
+            ``serialize(serializer)`` method), or a dict from keys to arrays
+            (an already serialized object, as snapshot writers pass), which
+            is saved as it is.
         compression (bool): If ``True``, the archive is zip-deflated.
     """
-    s = DictionarySerializer()
-    s.save(obj)
+    if isinstance(obj, dict):
+        target = {key: _to_host(key, value) for key, value in obj.items()}
+    else:
+        s = DictionarySerializer()
+        s.save(obj)
+        target = s.target
     if isinstance(file, (str, bytes, os.PathLike)):
         with _common.atomic_path(file) as tmp, open(tmp, "wb") as f:
-            _write_npz(f, s.target, compression)
+            _write_npz(f, target, compression)
     else:
         if not hasattr(file, "write"):
             raise TypeError(
                 "file must be a path or a writable binary file object, not "
                 f"{type(file).__name__}"
             )
-        _write_npz(file, s.target, compression)
+        _write_npz(file, target, compression)
 
 
 def load_npz(file, obj, path="", strict=True, ignore_names=None):
