@@ -249,3 +249,13 @@ def test_dict_summary_serialize_missing_warns():
         warnings.simplefilter("always")
         d.serialize(serializers.NpzDeserializer({}))
     assert any("names of statistics" in str(w.message) for w in caught)
+
+
+def test_summary_accumulates_float32_values_in_float64():
+    summary = chainer.reporter.Summary()
+    for _ in range(3):
+        summary.add(numpy.float32(0.1))
+    summary.add(numpy.array(0.1, numpy.float32))
+    mean = summary.compute_mean()
+    assert mean.dtype == numpy.float64
+    assert abs(float(mean) - float(numpy.float32(0.1))) < 1e-12

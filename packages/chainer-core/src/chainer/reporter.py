@@ -232,6 +232,14 @@ class Summary:
         if isinstance(weight, variable.Variable):
             weight = weight.array
         if _is_host(value):
+            if (
+                isinstance(value, (numpy.ndarray, numpy.generic))
+                and value.dtype.kind == "f"
+                and value.dtype.itemsize < 8
+            ):
+                # Sums of many float32/float16 values are kept in float64
+                # (NumPy 2 would keep them in the values' precision).
+                value = value.astype(numpy.float64)
             self._accumulate(value, weight)
         elif value is None or isinstance(value, (str, bytes)):
             raise TypeError(f"cannot summarize a value of type {type(value).__name__}")
