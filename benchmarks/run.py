@@ -76,6 +76,11 @@ WORKLOADS = {
         ["--steps", "4", "--no-floor"],
         ["--steps", "2", "--warmup", "1", "--no-floor"],
     ),
+    "trainer_step": (
+        {"chainer": "trainer_step.py"},
+        ["--repeats", "7"],
+        ["--repeats", "3", "--epochs", "1"],
+    ),
 }
 
 # Workloads whose PyTorch twin exists (others show a dash for PyTorch).
@@ -123,6 +128,15 @@ ROWS = {
             None,
         ),
     ],
+    "trainer_step": [
+        (
+            "Tiny MLP through Trainer with the usual extensions, µs/iter",
+            "iter_us",
+            "loop_us",
+        ),
+        ("Same updates as a plain loop, µs/iter", "loop_us", None),
+        ("Trainer overhead (trainer - plain loop), µs/iter", "overhead_us", None),
+    ],
 }
 
 FLOOR_NAMES = {
@@ -135,6 +149,7 @@ FLOOR_NAMES = {
     "relu_numpy_us": "NumPy forward only",
     "sum_numpy_us": "NumPy forward only",
     "softmax_cross_entropy_numpy_us": "NumPy forward only",
+    "loop_us": "plain loop without Trainer",
 }
 
 _PROBE = r"""

@@ -1,9 +1,11 @@
-"""Chainer 7.8.1's public names and signatures exist in the namespaces core owns.
+"""Chainer 7.8.1's public names and signatures exist in core's namespaces and,
+when chainer-training is installed, in the training namespaces.
 
 The reference is ``../shared/api/chainer7-public-api.md`` (beside the checkout).
 """
 
 import importlib
+import importlib.util
 import inspect
 import pathlib
 import re
@@ -44,6 +46,15 @@ CORE_NAMESPACES = [
     "chainer.serializer",
 ]
 
+# Namespaces owned by chainer-training (checked when it is installed).
+TRAINING_NAMESPACES = [
+    "chainer.training",
+    "chainer.training.extensions",
+    "chainer.training.triggers",
+    "chainer.training.updaters",
+    "chainer.iterators",
+]
+
 # Names another distribution provides (reached lazily from core's namespace).
 OWNED_ELSEWHERE = {
     ("chainer", "Distribution"),
@@ -51,6 +62,8 @@ OWNED_ELSEWHERE = {
     ("chainer", "kl_divergence"),
     ("chainer", "register_kl"),
 }
+# NVIDIA DALI's iterator is not a target (DALI is a CUDA-only library).
+NOT_TARGETS = {("chainer.iterators", "DaliIterator")}
 # Python 2 compatibility artefacts of Chainer's modules, not API.
 IGNORED = {"absolute_import"}
 # ChainerX and iDeep are not targets: these names exist but only raise a clear
@@ -119,9 +132,12 @@ def _entries():
         return []
     sections = _parse()
     out = []
-    for ns in CORE_NAMESPACES:
+    namespaces = list(CORE_NAMESPACES)
+    if importlib.util.find_spec("chainer.training") is not None:
+        namespaces += TRAINING_NAMESPACES
+    for ns in namespaces:
         for name, kind, rest in sections.get(ns, []):
-            if name in IGNORED or (ns, name) in OWNED_ELSEWHERE:
+            if name in IGNORED or (ns, name) in OWNED_ELSEWHERE | NOT_TARGETS:
                 continue
             out.append(pytest.param(ns, name, kind, rest, id=f"{ns}.{name}"))
     return out

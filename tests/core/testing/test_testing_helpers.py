@@ -371,7 +371,8 @@ def test_save_and_load_hdf5():
     numpy.testing.assert_array_equal(dst.w.array, src.w.array)
 
 
-def test_get_trainer_with_mock_updater():
+def test_get_trainer_with_mock_updater(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the trainer writes to ./result
     import importlib.util
 
     try:

@@ -1,0 +1,38 @@
+"""Training loop abstractions: :class:`Trainer`, updaters, triggers and extensions.
+
+Provided by the ``chainer-training`` distribution. Names are resolved at
+first use (see ``_lazy``).
+"""
+
+from chainer.training import _lazy
+
+PRIORITY_WRITER = 300
+PRIORITY_EDITOR = 200
+PRIORITY_READER = 100
+
+_NAMES = {
+    "Extension": "extension",
+    "make_extension": "extension",
+    "Trainer": "trainer",
+    "Updater": "updater",
+    "StandardUpdater": "updaters.standard_updater",
+    "ParallelUpdater": "updaters.parallel_updater",
+    "IntervalTrigger": "triggers.interval_trigger",
+    "get_trigger": "trigger",
+}
+
+__getattr__, __dir__, _names = _lazy.attach(
+    __name__,
+    _NAMES,
+    (
+        "extension",
+        "extensions",
+        "trainer",
+        "trigger",
+        "triggers",
+        "updater",
+        "updaters",
+        "util",
+    ),
+)
+__all__ = ["PRIORITY_EDITOR", "PRIORITY_READER", "PRIORITY_WRITER", *_names]

@@ -1,0 +1,59 @@
+"""Trainer extensions (Chainer 7's and those that plugins register).
+
+A name that is not one of the built-in extensions is looked up among the
+extensions registered through the ``chainer.plugins`` entry point.
+"""
+
+from chainer.training import _lazy
+
+_NAMES = {
+    "DumpGraph": "computational_graph",
+    "dump_graph": "computational_graph",
+    "Evaluator": "evaluator",
+    "ExponentialShift": "exponential_shift",
+    "FailOnNonNumber": "fail_on_nonnumber",
+    "InverseShift": "inverse_shift",
+    "LinearShift": "linear_shift",
+    "LogReport": "log_report",
+    "MicroAverage": "micro_average",
+    "MultistepShift": "multistep_shift",
+    "ParameterStatistics": "parameter_statistics",
+    "PlotReport": "plot_report",
+    "PolynomialShift": "polynomial_shift",
+    "PrintReport": "print_report",
+    "ProgressBar": "progress_bar",
+    "StepShift": "step_shift",
+    "VariableStatisticsPlot": "variable_statistics_plot",
+    "WarmupShift": "warmup_shift",
+    "observe_lr": "value_observation",
+    "observe_value": "value_observation",
+    "snapshot": "_snapshot",
+    "snapshot_object": "_snapshot",
+    "unchain_variables": "unchain_variables",
+}
+
+_builtin_getattr, _builtin_dir, __all__ = _lazy.attach(
+    __name__, _NAMES, ("snapshot_writers", "util")
+)
+
+
+def __getattr__(name):
+    try:
+        return _builtin_getattr(name)
+    except AttributeError:
+        if name.startswith("__"):
+            raise
+    from chainer import plugins
+
+    try:
+        return plugins.get_extension(name)
+    except KeyError:
+        raise AttributeError(
+            f"module 'chainer.training.extensions' has no attribute {name!r}"
+        ) from None
+
+
+def __dir__():
+    from chainer import plugins
+
+    return sorted(set(_builtin_dir()) | set(plugins.names("extensions")))

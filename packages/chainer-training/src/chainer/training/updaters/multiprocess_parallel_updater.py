@@ -1,0 +1,696 @@
+"""MultiprocessParallelUpdater: data-parallel training with one process per device.
+
+The main process owns the master model, the optimizer and the first iterator.
+Each further device gets a worker process holding a copy of the model and its
+own iterator. Per iteration the main process writes the current parameters
+into a shared-memory block, tells the workers to step, computes its own
+gradients meanwhile, and then averages the workers' gradients (each in its
+own shared-memory block) into the master's before the optimizer update. Small
+control messages go through pipes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import traceback
+from multiprocessing import util as multiprocessing_util
+
+import numpy
+
+from chainer import backend
+from chainer import function
+from chainer import reporter as reporter_module
+from chainer import serializer as serializer_module
+from chainer.dataset import convert
+from chainer.serializers import npz
+from chainer.training.updaters import standard_updater
+
+# How often (seconds) a waiting process checks that its peer is still alive.
+_POLL_INTERVAL = 0.5
+# How long finalize() waits for a worker to exit before terminating it.
+_JOIN_TIMEOUT = 5.0
+# Offsets of the arrays in the shared blocks are aligned to this many bytes.
+_ALIGN = 64
+
+
+class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
+    """Implementation of a multiprocess parallel Updater.
+
+    This is an implementation of :class:`~chainer.training.Updater` that runs
+    one process per device, for synchronous data-parallel training. The main
+    process trains the optimizer's target on the first device with the first
+    iterator; a worker process is started for each further device, holding a
+    copy of the model and reading its own iterator. In each iteration every
+    process computes the gradients of its own minibatch; the main process
+    averages them (weighted by the minibatch sizes), updates the master model
+    and sends the new parameters to the workers. With a loss averaged over
+    the examples, an iteration equals one of a single process on the
+    concatenation of all the processes' minibatches.
+
+    In Chainer 7 the devices were GPUs and the gradients were reduced with
+    NCCL. Here the devices are CPU devices (``'@numpy'``, repeated once per
+    process, or ``-1``), and the workers exchange parameters and gradients
+    with the main process through shared memory. GPU devices raise an error:
+    multiprocess GPU training needs NCCL, which comes with ``chainer-cuda``.
+
+    Worker processes are started at the first :meth:`update` (after the
+    first forward pass of the main process, so that lazily initialized
+    parameters exist), with the ``'fork'`` start method on Linux, or the
+    method set by :func:`multiprocessing.set_start_method` if one was set,
+    or the platform's default. With ``'spawn'`` or ``'forkserver'`` the
+    model, the iterators and the converter must be picklable, and the main
+    script must guard its entry point with ``if __name__ == '__main__':``.
+    Call :meth:`finalize` (the trainer does at the end of
+    :meth:`~chainer.training.Trainer.run`) to stop the workers. A worker
+    that fails or dies makes :meth:`update` raise a :class:`RuntimeError`
+    telling what happened in it, after all the workers are stopped.
+
+    Only the main process's observations are reported (``'main/loss'``...);
+    the workers report into observations that are thrown away, and only the
+    parameters (not persistent values such as batch normalization
+    statistics) are sent to them, as in Chainer. :meth:`serialize` also
+    saves and restores the state of the workers' iterators (under
+    ``iterator:worker_<i>``), so that a resumed training reads the same data
+    as an uninterrupted one.
+
+    Unlike Chainer 7, the optimizer's hyperparameters are left as they are
+    (Chainer divided ``lr`` or multiplied ``eps`` by the number of devices,
+    since it summed the gradients instead of averaging them).
+
+    Args:
+        iterators: List of dataset iterators, one per device; the first one
+            belongs to the main process and drives the epochs. The datasets
+            of all iterators must have the same length.
+        optimizer: Optimizer to update parameters. The model must be the
+            target link of this optimizer.
+        converter: Converter function to build input arrays. Each process
+            calls it with its own minibatch and its device.
+            :func:`~chainer.dataset.concat_examples` is used by default.
+        devices: Dictionary or list of devices to which the training data is
+            sent; a dictionary must contain ``'main'`` (the main process's
+            device), whose entry goes first. Each entry is a CPU device
+            specifier: ``'@numpy'``, ``-1`` or a CPU
+            :class:`~chainer.backend.Device`.
+        auto_new_epoch (bool): If ``True``,
+            :meth:`~chainer.Optimizer.new_epoch` of the main optimizer is
+            automatically called when the ``is_new_epoch`` attribute of the
+            main iterator is ``True``.
+    """
+
+    def __init__(
+        self,
+        iterators,
+        optimizer,
+        converter=convert.concat_examples,
+        devices=None,
+        auto_new_epoch=True,
+    ):
+        if not MultiprocessParallelUpdater.available():
+            raise RuntimeError(
+                "MultiprocessParallelUpdater needs worker processes, which the "
+                "multiprocessing module cannot start on this platform"
+            )
+        iterators = _as_iterator_list(iterators)
+        devices = _as_device_list(devices)
+        if len(iterators) != len(devices):
+            raise ValueError(
+                "MultiprocessParallelUpdater needs one iterator per device; got "
+                f"{len(iterators)} iterator(s) for {len(devices)} device(s)"
+            )
+        _check_dataset_lengths(iterators)
+        super().__init__(
+            iterator=iterators[0],
+            optimizer=optimizer,
+            converter=converter,
+            auto_new_epoch=auto_new_epoch,
+        )
+        self._master = self.get_optimizer("main").target
+        self._devices = devices
+        self._mpu_iterators = iterators
+        # Shared with the finalizer below, which stops the workers when the
+        # updater is garbage collected, or at exit without finalize(): it runs
+        # before multiprocessing joins the (non-daemonic) workers, which
+        # would otherwise wait for orders forever.
+        self._workers = []
+        self._pipes = []
+        self._stop_workers = multiprocessing_util.Finalize(
+            self, _stop_workers, args=(self._workers, self._pipes), exitpriority=10
+        )
+        self._layout = []
+        self._param_block = None
+        self._param_views = []
+        self._grad_views = []
+        self._started = False
+        self._finalized = False
+
+    @staticmethod
+    def available():
+        """Tells whether this updater can run here.
+
+        In Chainer 7 this meant that CuPy had been built with NCCL. Here the
+        updater runs CPU worker processes, so it is available wherever the
+        :mod:`multiprocessing` module can start processes (``'fork'``,
+        ``'spawn'`` or ``'forkserver'``), i.e. on every usual platform.
+
+        Returns:
+            bool: ``True`` if worker processes can be started.
+        """
+        try:
+            return bool(multiprocessing.get_all_start_methods())
+        except (ImportError, OSError):
+            return False
+
+    def update_core(self):
+        """Runs one iteration in all processes and updates the master model.
+
+        Raises:
+            RuntimeError: A worker process failed (its traceback is in the
+                message) or died, or the updater was finalized.
+        """
+        if self._finalized:
+            raise RuntimeError(
+                "this MultiprocessParallelUpdater was finalized and its worker "
+                "processes stopped; create a new updater to train again"
+            )
+        optimizer = self.get_optimizer("main")
+        iterator = self.get_iterator("main")
+        master = self._master
+        try:
+            batch = iterator.next()
+        except StopIteration:
+            raise RuntimeError(
+                "the main iterator is exhausted (StopIteration): a training "
+                "iterator must repeat (repeat=True), or the stop trigger must end "
+                "training within one sweep"
+            ) from None
+        if hasattr(batch, "__len__") and len(batch) == 0:
+            raise ValueError(
+                f"the main iterator ({type(iterator).__name__}) returned an empty "
+                "batch; is the dataset empty?"
+            )
+
+        if self._started:
+            self._dispatch_step()
+            try:
+                loss = self._forward(batch)
+            except BaseException:
+                self._drain()
+                raise
+        else:
+            # The first forward pass initializes lazy parameters, which the
+            # workers then copy.
+            loss = self._forward(batch)
+            self._start_workers()
+            self._dispatch_step()
+        try:
+            master.cleargrads()
+            loss.backward(loss_scale=self.loss_scale)
+            del loss
+        except BaseException:
+            self._drain()
+            raise
+        results = self._collect()
+        self._average_grads(len(batch), results)
+        optimizer.update()
+
+        if self.auto_new_epoch and iterator.is_new_epoch:
+            optimizer.new_epoch(auto=True)
+
+    def finalize(self):
+        """Stops the worker processes and finalizes the iterators.
+
+        It is safe to call this more than once.
+        """
+        super().finalize()
+        if self._workers:
+            # Keep the workers' iterator states for a later serialize().
+            try:
+                self._pull_iterator_states()
+            except RuntimeError:
+                pass  # a worker failed; _fail() stopped them all
+        self._shutdown()
+        self._finalized = True
+        # The main process's copies of the workers' iterators (which the
+        # workers started from) may hold resources of their own.
+        for it in self._mpu_iterators[1:]:
+            finalize = getattr(it, "finalize", None)
+            if finalize is not None:
+                finalize()
+
+    def serialize(self, serializer):
+        """Serializes the current state of the updater object.
+
+        Besides what :class:`StandardUpdater` serializes (the main iterator,
+        the optimizer, the model and the iteration count), the iterator of
+        each worker is serialized under ``iterator:worker_<i>`` (``i`` from
+        1); a running worker's iterator state is fetched from, or sent to,
+        its process.
+
+        Args:
+            serializer (~chainer.AbstractSerializer): Serializer or
+                deserializer object.
+        """
+        super().serialize(serializer)
+        loading = isinstance(serializer, serializer_module.Deserializer)
+        if self._workers and not loading:
+            self._pull_iterator_states()
+        for i in range(1, len(self._mpu_iterators)):
+            local = self._mpu_iterators[i]
+            local.serialize(serializer[f"iterator:worker_{i}"])
+            if self._workers and loading:
+                state = npz.DictionarySerializer()
+                local.serialize(state)
+                self._request(i, ("set_iterator", state.target))
+
+    # -- main process side --------------------------------------------------
+    def _pull_iterator_states(self):
+        # The main process's copies of the workers' iterators take the
+        # workers' current states.
+        for i in range(1, len(self._mpu_iterators)):
+            state = self._request(i, ("get_iterator",))[1]
+            self._mpu_iterators[i].serialize(npz.NpzDeserializer(state))
+
+    def _forward(self, batch):
+        device = self._devices[0]
+        in_arrays = _convert(self.converter, batch, device)
+        with function.force_backprop_mode(), backend.using_device(device):
+            return _call_loss(self._master, in_arrays)
+
+    def _start_workers(self):
+        self._started = True
+        master = self._master
+        self._layout = _param_layout(master)
+        n_workers = len(self._devices) - 1
+        if n_workers == 0:
+            return
+        size = max(_block_size(self._layout), 1)
+        ctx = _context()
+        method = ctx.get_start_method()
+        self._param_block = ctx.RawArray(ctypes.c_uint8, size)
+        self._param_views = _bind_views(master, self._param_block, self._layout)
+        # Gradients stay out of the pickled model (spawn) and the workers.
+        grads = [(p, p.grad) for p in master.params()]
+        master.cleargrads()
+        try:
+            for i in range(1, len(self._devices)):
+                grad_block = ctx.RawArray(ctypes.c_uint8, size)
+                self._grad_views.append(list(_views(grad_block, self._layout)))
+                conn, child_conn = ctx.Pipe()
+                proc = ctx.Process(
+                    target=_worker_main,
+                    name=f"MultiprocessParallelUpdater-worker-{i}",
+                    args=(
+                        child_conn,
+                        master,
+                        self._mpu_iterators[i],
+                        self.converter,
+                        self._devices[i],
+                        self._layout,
+                        self._param_block,
+                        grad_block,
+                        os.getpid(),
+                    ),
+                    # Not daemonic: a worker's iterator may start processes.
+                    daemon=False,
+                )
+                try:
+                    proc.start()
+                except Exception as exc:
+                    raise RuntimeError(
+                        f"could not start worker process {i} of "
+                        f"MultiprocessParallelUpdater with the {method!r} start "
+                        f"method: {exc}{_pickling_hint(method)}"
+                    ) from exc
+                finally:
+                    child_conn.close()
+                self._workers.append(proc)
+                self._pipes.append(conn)
+            for i in range(1, len(self._devices)):
+                try:
+                    self._receive(i)  # the worker's ('ready',)
+                except RuntimeError as exc:
+                    raise RuntimeError(f"{exc}{_pickling_hint(method)}") from None
+        except BaseException:
+            self._shutdown()
+            self._finalized = True
+            raise
+        finally:
+            for p, g in grads:
+                p.grad = g
+
+    def _dispatch_step(self):
+        if not self._pipes:
+            return
+        for param, view in self._param_views:
+            numpy.copyto(view, param.array)
+        for i, conn in enumerate(self._pipes, 1):
+            self._send(i, conn, ("step",))
+
+    def _collect(self):
+        results = []
+        for i in range(1, len(self._devices)):
+            results.append(self._receive(i))
+        return results
+
+    def _drain(self):
+        # The main process failed during a step: read the workers' answers
+        # so that the next step starts in sync (or stop them if they failed).
+        try:
+            self._collect()
+        except RuntimeError:
+            pass
+
+    def _average_grads(self, main_size, results):
+        if not results:
+            return
+        sizes = [main_size] + [r[1] for r in results]
+        total = float(sum(sizes))
+        for k, (param, _) in enumerate(self._param_views):
+            acc = param.grad
+            if acc is not None and main_size != total:
+                acc *= main_size / total
+            for j, (_, size, has_grad) in enumerate(results):
+                if not has_grad[k]:
+                    continue
+                contribution = self._grad_views[j][k] * (size / total)
+                if acc is None:
+                    acc = contribution.astype(param.dtype, copy=False)
+                else:
+                    acc += contribution
+            if acc is not None and param.grad is None:
+                param.grad = acc
+
+    def _send(self, i, conn, message):
+        try:
+            conn.send(message)
+        except (BrokenPipeError, EOFError, OSError) as exc:
+            self._fail(i, f"the connection to it is broken ({exc})")
+
+    def _receive(self, i):
+        conn = self._pipes[i - 1]
+        proc = self._workers[i - 1]
+        while not conn.poll(_POLL_INTERVAL):
+            if proc.exitcode is not None:
+                self._fail(i, _describe_exit(proc.exitcode))
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            proc.join(_POLL_INTERVAL)
+            self._fail(i, _describe_exit(proc.exitcode))
+        if message[0] == "error":
+            self._fail(i, "it raised an exception:\n" + message[1])
+        return message
+
+    def _request(self, i, message):
+        self._send(i, self._pipes[i - 1], message)
+        return self._receive(i)
+
+    def _fail(self, i, what):
+        device = self._devices[i]
+        self._shutdown()
+        self._finalized = True
+        raise RuntimeError(
+            f"MultiprocessParallelUpdater worker process {i} (device {device}) "
+            f"failed: {what}"
+        )
+
+    def _shutdown(self):
+        self._stop_workers()
+        self._param_views = []
+        self._grad_views = []
+        self._param_block = None
+
+
+def _stop_workers(workers, pipes):
+    for conn in pipes:
+        try:
+            conn.send(("stop",))
+        except (BrokenPipeError, EOFError, OSError):
+            pass
+    for proc in workers:
+        proc.join(_JOIN_TIMEOUT)
+        if proc.exitcode is None:
+            proc.terminate()
+            proc.join(_JOIN_TIMEOUT)
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+        proc.close()
+    for conn in pipes:
+        conn.close()
+    workers.clear()
+    pipes.clear()
+
+
+# -- worker process side ----------------------------------------------------
+def _worker_main(
+    conn, model, iterator, converter, device, layout, param_block, grad_block, ppid
+):
+    # Ctrl-C reaches the whole process group; the main process handles it and
+    # stops the workers, so that they do not die in the middle of a step.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        param_views = _bind_views(model, param_block, layout)
+        grad_views = _bind_views(model, grad_block, layout)
+        reporter = reporter_module.Reporter()
+        reporter.add_observer("main", model)
+        reporter.add_observers("main", model.namedlinks(skipself=True))
+        conn.send(("ready",))
+        while True:
+            if not conn.poll(_POLL_INTERVAL):
+                if os.getppid() != ppid:
+                    return  # the main process is gone
+                continue
+            message = conn.recv()
+            command = message[0]
+            if command == "step":
+                conn.send(
+                    _worker_step(
+                        model,
+                        iterator,
+                        converter,
+                        device,
+                        reporter,
+                        param_views,
+                        grad_views,
+                    )
+                )
+            elif command == "get_iterator":
+                state = npz.DictionarySerializer()
+                iterator.serialize(state)
+                conn.send(("iterator", state.target))
+            elif command == "set_iterator":
+                iterator.serialize(npz.NpzDeserializer(message[1]))
+                conn.send(("ok",))
+            else:  # "stop"
+                return
+    except BaseException:
+        try:
+            conn.send(("error", traceback.format_exc()))
+        except (BrokenPipeError, OSError):
+            pass
+    finally:
+        conn.close()
+        finalize = getattr(iterator, "finalize", None)
+        if finalize is not None:
+            finalize()
+
+
+def _worker_step(model, iterator, converter, device, reporter, param_views, grad_views):
+    for param, view in param_views:
+        numpy.copyto(param.array, view)
+    batch = iterator.next()
+    in_arrays = _convert(converter, batch, device)
+    with (
+        reporter.scope({}),
+        function.force_backprop_mode(),
+        backend.using_device(device),
+    ):
+        loss = _call_loss(model, in_arrays)
+    model.cleargrads()
+    loss.backward()
+    del loss
+    has_grad = []
+    for param, view in grad_views:
+        grad = param.grad
+        if grad is None:
+            has_grad.append(False)
+        else:
+            numpy.copyto(view, grad)
+            has_grad.append(True)
+    return ("grads", len(batch), has_grad)
+
+
+# -- helpers ----------------------------------------------------------------
+def _context():
+    method = multiprocessing.get_start_method(allow_none=True)
+    if (
+        method is None
+        and sys.platform.startswith("linux")
+        and "fork" in multiprocessing.get_all_start_methods()
+    ):
+        method = "fork"
+    return multiprocessing.get_context(method)
+
+
+def _pickling_hint(method):
+    if method == "fork":
+        return ""
+    return (
+        f". With the {method!r} start method the model, the iterators and the "
+        "converter are pickled for the workers: they must be picklable, and "
+        "their classes importable by name (defined in a module, or in a main "
+        "script that guards its entry point with `if __name__ == '__main__':`)"
+    )
+
+
+def _describe_exit(exitcode):
+    if exitcode is None:
+        return "it closed its connection to the main process"
+    if exitcode < 0:
+        return f"it was killed by signal {-exitcode}"
+    return f"it exited unexpectedly with exit code {exitcode}"
+
+
+def _as_iterator_list(iterators):
+    is_iterator = hasattr(iterators, "next") or hasattr(iterators, "__next__")
+    if is_iterator and not isinstance(iterators, (list, tuple)):
+        return [iterators]
+    try:
+        iterators = list(iterators)
+    except TypeError:
+        raise TypeError(
+            "iterators must be a list of dataset iterators (one per device), "
+            f"not {type(iterators).__name__}"
+        ) from None
+    if not iterators:
+        raise ValueError("iterators is empty: give one dataset iterator per device")
+    return iterators
+
+
+def _as_device_list(devices):
+    if devices is None:
+        raise ValueError(
+            "MultiprocessParallelUpdater needs `devices`: a list of devices or a "
+            "dict with a 'main' entry, one per iterator (e.g. ['@numpy', "
+            "'@numpy'])"
+        )
+    if isinstance(devices, dict):
+        if "main" not in devices:
+            raise KeyError(
+                f"`devices` must contain a 'main' key; got keys {sorted(devices)}"
+            )
+        specs = [devices["main"]] + [d for k, d in devices.items() if k != "main"]
+    elif isinstance(devices, (list, tuple)):
+        specs = list(devices)
+    else:
+        raise TypeError(
+            "devices argument should be either dict, list or tuple, but "
+            f"{type(devices).__name__} was given"
+        )
+    if not specs:
+        raise ValueError("`devices` is empty: give one device per iterator")
+    return [_cpu_device(spec) for spec in specs]
+
+
+def _cpu_device(spec):
+    if spec is None:
+        raise ValueError("a device of MultiprocessParallelUpdater is None")
+    is_gpu_id = (
+        isinstance(spec, (int, numpy.integer))
+        and not isinstance(spec, bool)
+        and spec >= 0
+    )
+    is_gpu_name = isinstance(spec, str) and spec.startswith("@cupy")
+    device = None
+    if not (is_gpu_id or is_gpu_name):
+        device = backend.get_device(spec)
+    if device is None or device.xp is not numpy:
+        raise RuntimeError(
+            f"MultiprocessParallelUpdater cannot use device {spec!r}: training "
+            "on GPUs with several processes needs NCCL all-reduce, which comes "
+            "with the chainer-cuda distribution (not available yet). Use CPU "
+            "devices ('@numpy' once per process), or ParallelUpdater for "
+            "several GPUs in one process"
+        )
+    return device
+
+
+def _check_dataset_lengths(iterators):
+    lengths = []
+    for it in iterators:
+        dataset = getattr(it, "dataset", None)
+        try:
+            lengths.append(len(dataset))
+        except TypeError:
+            return  # iterators without a sized dataset: nothing to compare
+    if len(set(lengths)) > 1:
+        raise ValueError(
+            "the datasets of all iterators must have the same length (the "
+            f"main iterator's epochs stand for all of them); got lengths {lengths}"
+        )
+
+
+def _param_layout(model):
+    layout = []
+    offset = 0
+    for path, param in sorted(model.namedparams()):
+        array = param.array
+        if array is None:
+            continue
+        if not isinstance(array, numpy.ndarray):
+            raise RuntimeError(
+                f"parameter {path!r} is not on the CPU ({type(array).__name__}); "
+                "MultiprocessParallelUpdater runs on CPU devices only"
+            )
+        offset = -(-offset // _ALIGN) * _ALIGN
+        layout.append((path, offset, array.shape, array.dtype.str))
+        offset += array.nbytes
+    return layout
+
+
+def _block_size(layout):
+    if not layout:
+        return 0
+    _, offset, shape, dtype = layout[-1]
+    return (
+        offset + int(numpy.prod(shape, dtype=numpy.int64)) * numpy.dtype(dtype).itemsize
+    )
+
+
+def _bind_views(model, block, layout):
+    # (parameter, its array's place in the shared block) pairs.
+    params = dict(model.namedparams())
+    views = _views(block, layout)
+    return [
+        (params[path], view) for (path, *_), view in zip(layout, views, strict=True)
+    ]
+
+
+def _views(block, layout):
+    buffer = numpy.frombuffer(block, dtype=numpy.uint8)
+    for _, offset, shape, dtype in layout:
+        dtype = numpy.dtype(dtype)
+        count = int(numpy.prod(shape, dtype=numpy.int64))
+        yield (
+            buffer[offset : offset + count * dtype.itemsize].view(dtype).reshape(shape)
+        )
+
+
+def _convert(converter, batch, device):
+    if isinstance(converter, convert.Converter):
+        return converter(batch, device)
+    # Old-style converters (plain functions) take -1 for the CPU.
+    return converter(batch, -1)
+
+
+def _call_loss(loss_func, in_arrays):
+    if isinstance(in_arrays, tuple):
+        return loss_func(*in_arrays)
+    if isinstance(in_arrays, dict):
+        return loss_func(**in_arrays)
+    return loss_func(in_arrays)

@@ -1,0 +1,216 @@
+import contextlib
+import io
+
+import pytest
+
+import chainer
+from chainer import serializers
+from chainer import testing
+from chainer import training
+from chainer.training import extensions
+
+
+class TtyIO(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def _trainer(tmp_path, stop=(2, "epoch"), iter_per_epoch=4, values=None):
+    trainer = testing.get_trainer_with_mock_updater(stop, iter_per_epoch)
+    trainer.out = str(tmp_path)
+    if values is None:
+
+        def values(i):
+            return {"main/loss": float(i)}
+
+    @training.make_extension(priority=training.PRIORITY_WRITER)
+    def report(trainer):
+        chainer.report(values(trainer.updater.iteration))
+
+    trainer.extend(report)
+    return trainer
+
+
+def test_header_and_rows(tmp_path):
+    trainer = _trainer(tmp_path)
+    trainer.extend(extensions.LogReport())
+    out = io.StringIO()
+    trainer.extend(extensions.PrintReport(["epoch", "main/loss"], out=out))
+    trainer.run()
+    assert out.getvalue() == (
+        "epoch       main/loss \n1           2.5         \n2           6.5         \n"
+    )
+
+
+def test_column_width_follows_long_names(tmp_path):
+    trainer = _trainer(tmp_path, values=lambda i: {"validation/main/accuracy": 0.5})
+    trainer.extend(extensions.LogReport())
+    out = io.StringIO()
+    trainer.extend(
+        extensions.PrintReport(["epoch", "validation/main/accuracy"], out=out)
+    )
+    trainer.run()
+    header, row = out.getvalue().splitlines()[:2]
+    assert header == "epoch       validation/main/accuracy"
+    assert row == "1           0.5" + " " * 21 + "  "
+
+
+def test_header_printed_once_before_any_entry(tmp_path):
+    trainer = _trainer(tmp_path, stop=(2, "iteration"))
+    trainer.extend(extensions.LogReport())
+    out = io.StringIO()
+    trainer.extend(extensions.PrintReport(["epoch"], out=out))
+    trainer.run()
+    assert out.getvalue() == "epoch     \n"
+
+
+def test_value_missing_in_some_entries_is_blank(tmp_path):
+    def values(i):
+        return {"main/loss": 1.0, "rare": 3.0} if i <= 4 else {"main/loss": 1.0}
+
+    trainer = _trainer(tmp_path, values=values)
+    trainer.extend(extensions.LogReport())
+    out = io.StringIO()
+    trainer.extend(extensions.PrintReport(["epoch", "rare"], out=out))
+    trainer.run()
+    lines = out.getvalue().splitlines()
+    assert lines[1] == "1" + " " * 11 + "3" + " " * 11
+    assert lines[2] == "2" + " " * 11 + " " * 12
+
+
+def test_misspelled_key_is_a_clear_error(tmp_path):
+    trainer = _trainer(tmp_path)
+    trainer.extend(extensions.LogReport())
+    trainer.extend(extensions.PrintReport(["epoch", "main/los"], out=io.StringIO()))
+    with pytest.raises(KeyError) as info:
+        trainer.run(show_loop_exception_msg=False)
+    message = str(info.value)
+    assert "'main/los'" in message
+    assert "main/loss" in message  # the available keys are listed
+
+
+def test_key_logged_once_per_epoch_is_not_an_error(tmp_path):
+    # LogReport every 2 iterations; 'lr' is observed only at epoch ends.
+    trainer = _trainer(tmp_path)
+    trainer.extend(extensions.LogReport(trigger=(2, "iteration")))
+    trainer.extend(extensions.observe_value("lr", lambda t: 0.1))
+    out = io.StringIO()
+    trainer.extend(extensions.PrintReport(["iteration", "lr"], out=out))
+    trainer.run()
+    rows = out.getvalue().splitlines()[1:]
+    assert len(rows) == 4
+    assert rows[0].split() == ["2"]
+    assert rows[1].split() == ["4", "0.1"]
+
+
+def test_key_of_a_registered_extension_may_come_later(tmp_path):
+    # 'validation/...' is reported by the extension named 'validation' only
+    # from the second epoch on; the first-epoch rows are blank there.
+    @training.make_extension(trigger=(2, "epoch"), priority=training.PRIORITY_WRITER)
+    def late(trainer):
+        chainer.report({"validation/main/loss": 1.5})
+
+    trainer = _trainer(tmp_path)
+    trainer.extend(late, name="validation")
+    trainer.extend(extensions.LogReport())
+    out = io.StringIO()
+    trainer.extend(extensions.PrintReport(["epoch", "validation/main/loss"], out=out))
+    trainer.run()
+    rows = out.getvalue().splitlines()[1:]
+    assert rows[0].split() == ["1"]
+    assert rows[1].split() == ["2", "1.5"]
+
+
+def test_key_never_logged_warns_at_the_end(tmp_path):
+    @training.make_extension(trigger=(9, "epoch"))
+    def never(trainer):
+        pass
+
+    trainer = _trainer(tmp_path)
+    trainer.extend(never, name="validation")
+    trainer.extend(extensions.LogReport())
+    trainer.extend(
+        extensions.PrintReport(["epoch", "validation/main/loss"], out=io.StringIO())
+    )
+    with pytest.warns(UserWarning, match="'validation/main/loss' never appeared"):
+        trainer.run()
+
+
+def test_log_report_object(tmp_path):
+    trainer = _trainer(tmp_path)
+    log_report = extensions.LogReport(log_name=None)
+    out = io.StringIO()
+    print_report = extensions.PrintReport(
+        ["epoch", "main/loss"], log_report=log_report, out=out
+    )
+    trainer.extend(print_report)  # the LogReport is not registered itself
+    trainer.run()
+    assert len(log_report.log) == 2
+    assert out.getvalue().count("\n") == 3
+
+    target = {}
+    serializers.DictionarySerializer(target).save(print_report)
+    assert any(k.startswith("_log_report/") for k in target)
+
+
+def test_missing_log_report_extension(tmp_path):
+    trainer = _trainer(tmp_path)
+    trainer.extend(extensions.PrintReport(["epoch"], out=io.StringIO()))
+    with pytest.raises(KeyError, match="'LogReport'"):
+        trainer.run(show_loop_exception_msg=False)
+
+
+def test_named_log_report(tmp_path):
+    trainer = _trainer(tmp_path)
+    trainer.extend(extensions.LogReport(), name="mylog")
+    out = io.StringIO()
+    trainer.extend(extensions.PrintReport(["epoch"], log_report="mylog", out=out))
+    trainer.run()
+    assert out.getvalue().count("\n") == 3
+
+
+def test_escape_sequences_only_on_a_terminal(tmp_path):
+    for out, expected in ((TtyIO(), 2), (io.StringIO(), 0)):
+        trainer = _trainer(tmp_path)
+        trainer.extend(extensions.LogReport(log_name=None))
+        trainer.extend(extensions.PrintReport(["epoch"], out=out))
+        trainer.run()
+        assert out.getvalue().count("\x1b[J") == expected
+
+
+def test_non_numeric_values_are_printed_as_text(tmp_path):
+    trainer = _trainer(tmp_path)
+
+    def postprocess(entry):
+        entry["note"] = "ok"
+
+    trainer.extend(extensions.LogReport(postprocess=postprocess))
+    out = io.StringIO()
+    trainer.extend(extensions.PrintReport(["epoch", "note"], out=out))
+    trainer.run()
+    assert out.getvalue().splitlines()[1] == "1           ok          "
+
+
+def test_bad_inputs():
+    with pytest.raises(TypeError, match="list of str"):
+        extensions.PrintReport("epoch")
+    with pytest.raises(TypeError, match="must be str"):
+        extensions.PrintReport(["epoch", 3])
+    with pytest.raises(TypeError, match="log_report"):
+        extensions.PrintReport(["epoch"], log_report=3)
+
+
+def test_default_attributes():
+    ext = extensions.PrintReport(["epoch"])
+    assert ext.trigger == (1, "iteration")
+    assert ext.priority == training.PRIORITY_READER
+
+
+def test_default_out_follows_sys_stdout(tmp_path):
+    trainer = _trainer(tmp_path)
+    trainer.extend(extensions.LogReport(log_name=None))
+    trainer.extend(extensions.PrintReport(["epoch"]))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        trainer.run()
+    assert out.getvalue() == "epoch     \n1           \n2           \n"

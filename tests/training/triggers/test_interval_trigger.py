@@ -1,0 +1,122 @@
+import types
+
+import pytest
+
+from chainer import serializers
+from chainer import testing
+from chainer.training import triggers
+
+
+def _expected(period, unit, iter_per_epoch, n):
+    # Fires when the counter passes a multiple of the period.
+    fires = []
+    for it in range(1, n + 1):
+        if unit == "iteration":
+            prev, cur = it - 1, it
+        else:
+            prev, cur = (it - 1) / iter_per_epoch, it / iter_per_epoch
+        m = period
+        hit = False
+        while m <= cur + 1e-12:
+            if m > prev + 1e-12:
+                hit = True
+            m += period
+        fires.append(hit)
+    return fires
+
+
+def _run(trigger, iter_per_epoch, n, trainer=None):
+    if trainer is None:
+        trainer = testing.get_trainer_with_mock_updater(
+            (n, "iteration"), iter_per_epoch
+        )
+    fired = []
+    for _ in range(n):
+        trainer.updater.update()
+        fired.append(trigger(trainer))
+    return fired, trainer
+
+
+@pytest.mark.parametrize(
+    ("period", "unit", "iter_per_epoch"),
+    [
+        (1, "iteration", 5),
+        (3, "iteration", 5),
+        (1, "epoch", 5),
+        (2, "epoch", 3),
+        (0.5, "epoch", 4),
+        (0.5, "epoch", 3),
+        (1.5, "epoch", 2),
+    ],
+)
+def test_firing_pattern(period, unit, iter_per_epoch):
+    n = 24
+    fired, _ = _run(triggers.IntervalTrigger(period, unit), iter_per_epoch, n)
+    assert fired == _expected(period, unit, iter_per_epoch, n)
+
+
+def test_does_not_fire_before_first_update():
+    trainer = testing.get_trainer_with_mock_updater((10, "iteration"))
+    assert not triggers.IntervalTrigger(1, "iteration")(trainer)
+    assert not triggers.IntervalTrigger(1, "epoch")(trainer)
+
+
+@pytest.mark.parametrize("unit", ["epoch", "iteration"])
+def test_resume_mid_run(unit):
+    period, ipe, n, cut = (2, 3, 20, 7) if unit == "epoch" else (4, 3, 20, 7)
+    full, _ = _run(triggers.IntervalTrigger(period, unit), ipe, n)
+    first, trainer = _run(triggers.IntervalTrigger(period, unit), ipe, cut)
+    saved = serializers.DictionarySerializer()
+    trigger = triggers.IntervalTrigger(period, unit)
+    saved.save(trigger)
+    resumed = triggers.IntervalTrigger(period, unit)
+    serializers.NpzDeserializer(saved.target).load(resumed)
+    rest, _ = _run(resumed, ipe, n - cut, trainer)
+    assert first + rest == full
+
+
+def test_updater_without_previous_epoch_detail():
+    # A custom updater providing only epoch_detail: the trigger keeps state.
+    updater = types.SimpleNamespace(iteration=0, epoch_detail=0.0)
+    trainer = types.SimpleNamespace(updater=updater)
+    trigger = triggers.IntervalTrigger(1, "epoch")
+    fired = []
+    for it in range(1, 9):
+        updater.iteration = it
+        updater.epoch_detail = it / 3
+        fired.append(trigger(trainer))
+        if it == 4:
+            saved = serializers.DictionarySerializer()
+            saved.save(trigger)
+            trigger = triggers.IntervalTrigger(1, "epoch")
+            serializers.NpzDeserializer(saved.target).load(trigger)
+    assert fired == [False, False, True, False, False, True, False, False]
+
+
+def test_loading_without_entries_keeps_state():
+    trigger = triggers.IntervalTrigger(1, "epoch")
+    serializers.NpzDeserializer({}).load(trigger)
+    assert trigger.get_training_length() == (1, "epoch")
+
+
+def test_training_length_and_str():
+    trigger = triggers.IntervalTrigger(5, "iteration")
+    assert trigger.get_training_length() == (5, "iteration")
+    assert str(trigger) == "<IntervalTrigger: period: 5, unit: iteration>"
+    assert trigger.period == 5
+    assert trigger.unit == "iteration"
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        ((1, "epochs"), ValueError, "unknown trigger unit 'epochs'"),
+        ((1, None), ValueError, "unknown trigger unit None"),
+        ((0, "epoch"), ValueError, "positive"),
+        ((True, "epoch"), TypeError, "number"),
+        (("2", "epoch"), TypeError, "number"),
+    ],
+)
+def test_bad_arguments(args, error, match):
+    with pytest.raises(error, match=match):
+        triggers.IntervalTrigger(*args)
