@@ -16,12 +16,6 @@ from chainer import training
 from chainer.training import extension as extension_module
 
 
-@pytest.fixture(autouse=True)
-def _run_in_tmp_path(tmp_path, monkeypatch):
-    # Trainers write into out='result', relative to the working directory.
-    monkeypatch.chdir(tmp_path)
-
-
 def _separable(n=200, seed=0):
     rng = numpy.random.RandomState(seed)
     x = rng.randn(n, 4).astype(numpy.float32)
@@ -320,9 +314,8 @@ def test_stop_trigger_callable_and_none():
     assert trainer.stop_trigger(trainer) is False
 
 
-def _run_with_snapshot(tmp_path, stop, snapshot_at):
-    """Runs a trainer, saving it at iteration snapshot_at; returns the log."""
-    trainer, _ = _make_trainer(stop=stop, out=str(tmp_path), n=25, batch=4)
+def _extend_recorders(trainer):
+    """Adds extensions of three kinds of triggers; returns their firing log."""
     log = []
     trainer.extend(
         lambda t: log.append(("half", t.updater.iteration)),
@@ -339,6 +332,13 @@ def _run_with_snapshot(tmp_path, stop, snapshot_at):
         name="manual",
         trigger=training.triggers.ManualScheduleTrigger([1.2, 2.5], "epoch"),
     )
+    return log
+
+
+def _run_with_snapshot(tmp_path, stop, snapshot_at):
+    """Runs a trainer, saving it at iteration snapshot_at; returns the log."""
+    trainer, _ = _make_trainer(stop=stop, out=str(tmp_path), n=25, batch=4)
+    log = _extend_recorders(trainer)
     path = os.path.join(str(tmp_path), "snapshot.npz")
 
     def save(t):
@@ -356,22 +356,7 @@ def test_resume_fires_like_uninterrupted_run(tmp_path):
     assert [e for e in full if e[0] == "manual"] == [("manual", 8), ("manual", 16)]
 
     trainer, _ = _make_trainer(stop=(4, "epoch"), out=str(tmp_path), n=25, batch=4)
-    log = []
-    trainer.extend(
-        lambda t: log.append(("half", t.updater.iteration)),
-        name="half",
-        trigger=(0.5, "epoch"),
-    )
-    trainer.extend(
-        lambda t: log.append(("every3", t.updater.iteration)),
-        name="every3",
-        trigger=(3, "iteration"),
-    )
-    trainer.extend(
-        lambda t: log.append(("manual", t.updater.iteration)),
-        name="manual",
-        trigger=training.triggers.ManualScheduleTrigger([1.2, 2.5], "epoch"),
-    )
+    log = _extend_recorders(trainer)
     trainer.extend(lambda t: None, name="save", priority=-100)
     serializers.load_npz(path, trainer)
     assert trainer.updater.iteration == 11

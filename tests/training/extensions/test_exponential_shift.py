@@ -2,45 +2,16 @@ import pytest
 
 from chainer import optimizers
 from chainer import serializers
-from chainer import testing
 from chainer.training import extensions
-
-
-class _Optimizer:
-    def __init__(self, lr=1.0):
-        self.lr = lr
-
-
-def _trainer(optimizer, tmp_path, stop=5):
-    trainer = testing.get_trainer_with_mock_updater((stop, "iteration"))
-    trainer.updater.get_optimizer = {"main": optimizer}.__getitem__
-    trainer.out = str(tmp_path)
-    return trainer
-
-
-def _run(ext, optimizer, n):
-    trainer = _trainer(optimizer, ".")
-    ext.initialize(trainer)
-    values = [optimizer.lr]
-    for _ in range(n):
-        ext(trainer)
-        values.append(optimizer.lr)
-    return values
-
-
-def _roundtrip(src, dst):
-    s = serializers.DictionarySerializer()
-    src.serialize(s)
-    dst.serialize(serializers.NpzDeserializer(s.target))
 
 
 @pytest.mark.parametrize(
     ("rate", "init", "target"),
     [(0.5, 2.0, None), (2.0, 0.25, None), (0.5, 2.0, 0.3), (2.0, 0.25, 3.0)],
 )
-def test_values_follow_formula(rate, init, target):
-    opt = _Optimizer()
-    values = _run(extensions.ExponentialShift("lr", rate, init, target), opt, 6)
+def test_values_follow_formula(rate, init, target, make_optimizer, run_shift):
+    opt = make_optimizer()
+    values = run_shift(extensions.ExponentialShift("lr", rate, init, target), opt, 6)
     expected = [init * rate**t for t in range(7)]
     if target is not None:
         clamp = min if rate > 1 else max
@@ -48,37 +19,39 @@ def test_values_follow_formula(rate, init, target):
     assert values == pytest.approx(expected, rel=1e-12)
 
 
-def test_negative_values_with_target():
-    opt = _Optimizer()
-    values = _run(extensions.ExponentialShift("lr", 0.5, -4.0, target=-1.5), opt, 4)
+def test_negative_values_with_target(make_optimizer, run_shift):
+    opt = make_optimizer()
+    values = run_shift(
+        extensions.ExponentialShift("lr", 0.5, -4.0, target=-1.5), opt, 4
+    )
     assert values == [-4.0, -2.0, -1.5, -1.5, -1.5]
 
 
-def test_init_defaults_to_the_optimizer_value():
-    opt = _Optimizer(lr=0.8)
-    values = _run(extensions.ExponentialShift("lr", 0.5), opt, 3)
+def test_init_defaults_to_the_optimizer_value(make_optimizer, run_shift):
+    opt = make_optimizer(lr=0.8)
+    values = run_shift(extensions.ExponentialShift("lr", 0.5), opt, 3)
     assert values == [0.8, 0.4, 0.2, 0.1]
 
 
-def test_explicit_optimizer_is_shifted_instead_of_main():
-    main, other = _Optimizer(1.0), _Optimizer(1.0)
-    trainer = _trainer(main, ".")
+def test_explicit_optimizer_is_shifted_instead_of_main(make_optimizer, shift_trainer):
+    main, other = make_optimizer(1.0), make_optimizer(1.0)
+    trainer = shift_trainer(main)
     ext = extensions.ExponentialShift("lr", 0.5, optimizer=other)
     ext.initialize(trainer)
     ext(trainer)
     assert (main.lr, other.lr) == (1.0, 0.5)
 
 
-def test_call_without_initialize_initializes():
-    opt = _Optimizer(1.0)
+def test_call_without_initialize_initializes(make_optimizer, shift_trainer):
+    opt = make_optimizer(1.0)
     ext = extensions.ExponentialShift("lr", 0.5)
-    ext(_trainer(opt, "."))
+    ext(shift_trainer(opt))
     assert opt.lr == 0.5
 
 
-def test_in_trainer_each_update_sees_the_shifted_value(tmp_path):
+def test_in_trainer_each_update_sees_the_shifted_value(shift_trainer):
     opt = optimizers.MomentumSGD(lr=1.0)
-    trainer = _trainer(opt, tmp_path, stop=5)
+    trainer = shift_trainer(opt, stop=5)
     seen = []
     trainer.updater.update_core.side_effect = lambda: seen.append(opt.lr)
     trainer.extend(extensions.ExponentialShift("lr", 0.5))
@@ -87,35 +60,37 @@ def test_in_trainer_each_update_sees_the_shifted_value(tmp_path):
     assert opt.hyperparam.lr == 0.03125
 
 
-def test_resume_continues_the_sequence():
-    full = _run(extensions.ExponentialShift("lr", 0.5, 1.0), _Optimizer(), 6)
+def test_resume_continues_the_sequence(make_optimizer, run_shift, roundtrip):
+    full = run_shift(extensions.ExponentialShift("lr", 0.5, 1.0), make_optimizer(), 6)
     first = extensions.ExponentialShift("lr", 0.5, 1.0)
-    _run(first, _Optimizer(), 3)
+    run_shift(first, make_optimizer(), 3)
     # Loaded before initialize (load_npz(resume, trainer), then run()).
     resumed = extensions.ExponentialShift("lr", 0.5, 1.0)
-    _roundtrip(first, resumed)
-    opt = _Optimizer()
-    assert _run(resumed, opt, 3) == full[3:]
+    roundtrip(first, resumed)
+    opt = make_optimizer()
+    assert run_shift(resumed, opt, 3) == full[3:]
 
 
-def test_load_after_initialize_sets_the_restored_value():
+def test_load_after_initialize_sets_the_restored_value(
+    make_optimizer, shift_trainer, run_shift, roundtrip
+):
     # Snapshot autoload loads the trainer after the extensions' initialize.
     first = extensions.ExponentialShift("lr", 0.5, 1.0)
-    _run(first, _Optimizer(), 3)
-    opt = _Optimizer()
+    run_shift(first, make_optimizer(), 3)
+    opt = make_optimizer()
     resumed = extensions.ExponentialShift("lr", 0.5, 1.0)
-    trainer = _trainer(opt, ".")
+    trainer = shift_trainer(opt)
     resumed.initialize(trainer)
     assert opt.lr == 1.0
-    _roundtrip(first, resumed)
+    roundtrip(first, resumed)
     assert opt.lr == 0.125
     resumed(trainer)
     assert opt.lr == 0.0625
 
 
-def test_serialized_keys():
+def test_serialized_keys(make_optimizer, run_shift):
     ext = extensions.ExponentialShift("lr", 0.5, 1.0)
-    _run(ext, _Optimizer(), 2)
+    run_shift(ext, make_optimizer(), 2)
     s = serializers.DictionarySerializer()
     ext.serialize(s)
     assert set(s.target) == {"_t", "_last_value"}
@@ -142,15 +117,15 @@ def test_bad_argument_types(kwargs):
         extensions.ExponentialShift(**kwargs)
 
 
-def test_unknown_attribute():
+def test_unknown_attribute(make_optimizer, shift_trainer):
     ext = extensions.ExponentialShift("lrr", 0.5)
     with pytest.raises(AttributeError, match="no attribute 'lrr'"):
-        ext.initialize(_trainer(_Optimizer(), "."))
+        ext.initialize(shift_trainer(make_optimizer()))
 
 
-def test_read_only_attribute():
+def test_read_only_attribute(shift_trainer):
     # Adam's lr is computed from alpha; it cannot be set.
     opt = optimizers.Adam()
     ext = extensions.ExponentialShift("lr", 0.5, init=0.1)
     with pytest.raises(AttributeError, match="cannot set 'lr' of the optimizer Adam"):
-        ext.initialize(_trainer(opt, "."))
+        ext.initialize(shift_trainer(opt))

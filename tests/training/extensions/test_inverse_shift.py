@@ -1,36 +1,6 @@
 import pytest
 
-from chainer import serializers
-from chainer import testing
 from chainer.training import extensions
-
-
-class _Optimizer:
-    def __init__(self, lr=1.0):
-        self.lr = lr
-
-
-def _trainer(optimizer, tmp_path=".", stop=5):
-    trainer = testing.get_trainer_with_mock_updater((stop, "iteration"))
-    trainer.updater.get_optimizer = {"main": optimizer}.__getitem__
-    trainer.out = str(tmp_path)
-    return trainer
-
-
-def _run(ext, optimizer, n):
-    trainer = _trainer(optimizer)
-    ext.initialize(trainer)
-    values = [optimizer.lr]
-    for _ in range(n):
-        ext(trainer)
-        values.append(optimizer.lr)
-    return values
-
-
-def _roundtrip(src, dst):
-    s = serializers.DictionarySerializer()
-    src.serialize(s)
-    dst.serialize(serializers.NpzDeserializer(s.target))
 
 
 @pytest.mark.parametrize(
@@ -43,10 +13,10 @@ def _roundtrip(src, dst):
         (0.5, -1.0, 1.0, 2.2),
     ],
 )
-def test_values_follow_formula(gamma, power, init, target):
-    opt = _Optimizer()
+def test_values_follow_formula(gamma, power, init, target, make_optimizer, run_shift):
+    opt = make_optimizer()
     ext = extensions.InverseShift("lr", gamma, power, init=init, target=target)
-    values = _run(ext, opt, 6)
+    values = run_shift(ext, opt, 6)
     expected = [init * (1 + gamma * t) ** (-power) for t in range(7)]
     if target is not None:
         clamp = min if power < 0 else max
@@ -54,24 +24,24 @@ def test_values_follow_formula(gamma, power, init, target):
     assert values == pytest.approx(expected, rel=1e-12)
 
 
-def test_init_defaults_to_the_optimizer_value():
-    opt = _Optimizer(lr=0.6)
-    values = _run(extensions.InverseShift("lr", 1.0, 1.0), opt, 2)
+def test_init_defaults_to_the_optimizer_value(make_optimizer, run_shift):
+    opt = make_optimizer(lr=0.6)
+    values = run_shift(extensions.InverseShift("lr", 1.0, 1.0), opt, 2)
     assert values == pytest.approx([0.6, 0.3, 0.2])
 
 
-def test_explicit_optimizer():
-    main, other = _Optimizer(1.0), _Optimizer(1.0)
-    trainer = _trainer(main)
+def test_explicit_optimizer(make_optimizer, shift_trainer):
+    main, other = make_optimizer(1.0), make_optimizer(1.0)
+    trainer = shift_trainer(main)
     ext = extensions.InverseShift("lr", 1.0, 1.0, optimizer=other)
     ext.initialize(trainer)
     ext(trainer)
     assert (main.lr, other.lr) == (1.0, 0.5)
 
 
-def test_in_trainer(tmp_path):
-    opt = _Optimizer(1.0)
-    trainer = _trainer(opt, tmp_path, stop=3)
+def test_in_trainer(make_optimizer, shift_trainer):
+    opt = make_optimizer(1.0)
+    trainer = shift_trainer(opt, stop=3)
     seen = []
     trainer.updater.update_core.side_effect = lambda: seen.append(opt.lr)
     trainer.extend(extensions.InverseShift("lr", 1.0, 1.0))
@@ -79,23 +49,25 @@ def test_in_trainer(tmp_path):
     assert seen == pytest.approx([1.0, 1 / 2, 1 / 3])
 
 
-def test_resume_continues_the_sequence():
+def test_resume_continues_the_sequence(make_optimizer, run_shift, roundtrip):
     make = lambda: extensions.InverseShift("lr", 0.5, 2.0, init=1.0)  # noqa: E731
-    full = _run(make(), _Optimizer(), 6)
+    full = run_shift(make(), make_optimizer(), 6)
     first = make()
-    _run(first, _Optimizer(), 4)
+    run_shift(first, make_optimizer(), 4)
     resumed = make()
-    _roundtrip(first, resumed)
-    assert _run(resumed, _Optimizer(), 2) == full[4:]
+    roundtrip(first, resumed)
+    assert run_shift(resumed, make_optimizer(), 2) == full[4:]
 
 
-def test_load_after_initialize_sets_the_restored_value():
+def test_load_after_initialize_sets_the_restored_value(
+    make_optimizer, shift_trainer, run_shift, roundtrip
+):
     first = extensions.InverseShift("lr", 1.0, 1.0, init=1.0)
-    _run(first, _Optimizer(), 3)
-    opt = _Optimizer()
+    run_shift(first, make_optimizer(), 3)
+    opt = make_optimizer()
     resumed = extensions.InverseShift("lr", 1.0, 1.0, init=1.0)
-    resumed.initialize(_trainer(opt))
-    _roundtrip(first, resumed)
+    resumed.initialize(shift_trainer(opt))
+    roundtrip(first, resumed)
     assert opt.lr == pytest.approx(0.25)
 
 
@@ -113,7 +85,7 @@ def test_bad_argument_types(args):
         extensions.InverseShift(*args)
 
 
-def test_unknown_attribute():
+def test_unknown_attribute(make_optimizer, shift_trainer):
     ext = extensions.InverseShift("momentun", 0.1, 1.0)
     with pytest.raises(AttributeError, match="no attribute 'momentun'"):
-        ext.initialize(_trainer(_Optimizer()))
+        ext.initialize(shift_trainer(make_optimizer()))

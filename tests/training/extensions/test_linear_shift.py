@@ -1,36 +1,6 @@
 import pytest
 
-from chainer import serializers
-from chainer import testing
 from chainer.training import extensions
-
-
-class _Optimizer:
-    def __init__(self, lr=1.0):
-        self.lr = lr
-
-
-def _trainer(optimizer, tmp_path=".", stop=5):
-    trainer = testing.get_trainer_with_mock_updater((stop, "iteration"))
-    trainer.updater.get_optimizer = {"main": optimizer}.__getitem__
-    trainer.out = str(tmp_path)
-    return trainer
-
-
-def _run(ext, optimizer, n):
-    trainer = _trainer(optimizer)
-    ext.initialize(trainer)
-    values = [optimizer.lr]
-    for _ in range(n):
-        ext(trainer)
-        values.append(optimizer.lr)
-    return values
-
-
-def _roundtrip(src, dst):
-    s = serializers.DictionarySerializer()
-    src.serialize(s)
-    dst.serialize(serializers.NpzDeserializer(s.target))
 
 
 def _expected(v1, v2, t1, t2, t):
@@ -45,22 +15,22 @@ def _expected(v1, v2, t1, t2, t):
     ("value_range", "time_range"),
     [((1.0, 0.0), (2, 6)), ((0.1, 0.5), (0, 4)), ((2.0, -2.0), (3, 3))],
 )
-def test_values_follow_formula(value_range, time_range):
-    opt = _Optimizer(lr=123.0)
-    values = _run(extensions.LinearShift("lr", value_range, time_range), opt, 9)
+def test_values_follow_formula(value_range, time_range, make_optimizer, run_shift):
+    opt = make_optimizer(lr=123.0)
+    values = run_shift(extensions.LinearShift("lr", value_range, time_range), opt, 9)
     expected = [_expected(*value_range, *time_range, t) for t in range(10)]
     assert values == pytest.approx(expected, rel=1e-12)
 
 
-def test_documented_example():
+def test_documented_example(make_optimizer, run_shift):
     ext = extensions.LinearShift("lr", (1.0, 0.5), (2, 4))
-    values = _run(ext, _Optimizer(), 6)
+    values = run_shift(ext, make_optimizer(), 6)
     assert values == pytest.approx([1.0, 1.0, 1.0, 0.75, 0.5, 0.5, 0.5])
 
 
-def test_in_trainer(tmp_path):
-    opt = _Optimizer(9.0)
-    trainer = _trainer(opt, tmp_path, stop=5)
+def test_in_trainer(make_optimizer, shift_trainer):
+    opt = make_optimizer(9.0)
+    trainer = shift_trainer(opt, stop=5)
     seen = []
     trainer.updater.update_core.side_effect = lambda: seen.append(opt.lr)
     trainer.extend(extensions.LinearShift("lr", (0.0, 1.0), (0, 4)))
@@ -68,33 +38,35 @@ def test_in_trainer(tmp_path):
     assert seen == pytest.approx([0.0, 0.25, 0.5, 0.75, 1.0])
 
 
-def test_explicit_optimizer():
-    main, other = _Optimizer(1.0), _Optimizer(1.0)
-    trainer = _trainer(main)
+def test_explicit_optimizer(make_optimizer, shift_trainer):
+    main, other = make_optimizer(1.0), make_optimizer(1.0)
+    trainer = shift_trainer(main)
     ext = extensions.LinearShift("lr", (0.0, 1.0), (0, 2), optimizer=other)
     ext.initialize(trainer)
     ext(trainer)
     assert (main.lr, other.lr) == (1.0, 0.5)
 
 
-def test_resume_continues_the_sequence():
+def test_resume_continues_the_sequence(make_optimizer, run_shift, roundtrip):
     make = lambda: extensions.LinearShift("lr", (1.0, 0.0), (1, 7))  # noqa: E731
-    full = _run(make(), _Optimizer(), 8)
+    full = run_shift(make(), make_optimizer(), 8)
     first = make()
-    _run(first, _Optimizer(), 3)
+    run_shift(first, make_optimizer(), 3)
     resumed = make()
-    _roundtrip(first, resumed)
-    assert _run(resumed, _Optimizer(), 5) == full[3:]
+    roundtrip(first, resumed)
+    assert run_shift(resumed, make_optimizer(), 5) == full[3:]
 
 
-def test_load_after_initialize_sets_the_restored_value():
+def test_load_after_initialize_sets_the_restored_value(
+    make_optimizer, shift_trainer, run_shift, roundtrip
+):
     first = extensions.LinearShift("lr", (1.0, 0.0), (0, 4))
-    _run(first, _Optimizer(), 1)
-    opt = _Optimizer()
+    run_shift(first, make_optimizer(), 1)
+    opt = make_optimizer()
     resumed = extensions.LinearShift("lr", (1.0, 0.0), (0, 4))
-    resumed.initialize(_trainer(opt))
+    resumed.initialize(shift_trainer(opt))
     assert opt.lr == 1.0
-    _roundtrip(first, resumed)
+    roundtrip(first, resumed)
     assert opt.lr == 0.75
 
 
@@ -117,7 +89,7 @@ def test_bad_attr():
         extensions.LinearShift(None, (1.0, 0.0), (0, 2))
 
 
-def test_unknown_attribute():
+def test_unknown_attribute(make_optimizer, shift_trainer):
     ext = extensions.LinearShift("eta", (1.0, 0.0), (0, 2))
     with pytest.raises(AttributeError, match="no attribute 'eta'"):
-        ext.initialize(_trainer(_Optimizer()))
+        ext.initialize(shift_trainer(make_optimizer()))

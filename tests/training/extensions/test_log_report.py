@@ -1,3 +1,4 @@
+import functools
 import io
 import json
 import os
@@ -10,34 +11,28 @@ import chainer.links as L
 from chainer import iterators
 from chainer import optimizers
 from chainer import serializers
-from chainer import testing
 from chainer import training
 from chainer.training import extensions
 
 
-def _trainer(tmp_path, stop=(2, "epoch"), iter_per_epoch=4, values=None):
-    """A mock-updater trainer reporting ``values(iteration)`` each iteration."""
-    trainer = testing.get_trainer_with_mock_updater(stop, iter_per_epoch)
-    trainer.out = str(tmp_path)
-    if values is None:
+def _values(i):
+    return {"loss": float(i), "acc": numpy.float32(i * 10)}
 
-        def values(i):
-            return {"loss": float(i), "acc": numpy.float32(i * 10)}
 
-    @training.make_extension(priority=training.PRIORITY_WRITER)
-    def report(trainer):
-        chainer.report(values(trainer.updater.iteration))
-
-    trainer.extend(report)
-    return trainer
+@pytest.fixture
+def make_trainer(mock_trainer):
+    """``mock_trainer`` reporting ``_values``, 2 epochs of 4 iterations."""
+    return functools.partial(
+        mock_trainer, stop=(2, "epoch"), iter_per_epoch=4, values=_values
+    )
 
 
 def _strip_time(log):
     return [{k: v for k, v in e.items() if k != "elapsed_time"} for e in log]
 
 
-def test_log_entries_are_means_per_epoch(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_log_entries_are_means_per_epoch(make_trainer):
+    trainer = make_trainer()
     log_report = extensions.LogReport()
     trainer.extend(log_report)
     trainer.run()
@@ -52,8 +47,8 @@ def test_log_entries_are_means_per_epoch(tmp_path):
     assert 0 <= log[0]["elapsed_time"] <= log[1]["elapsed_time"]
 
 
-def test_log_file_is_json_of_whole_log(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_log_file_is_json_of_whole_log(tmp_path, make_trainer):
+    trainer = make_trainer()
     log_report = extensions.LogReport()
     trainer.extend(log_report)
     trainer.run()
@@ -62,8 +57,8 @@ def test_log_file_is_json_of_whole_log(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["log"]  # no temporary file left
 
 
-def test_iteration_trigger(tmp_path):
-    trainer = _trainer(tmp_path, stop=(6, "iteration"))
+def test_iteration_trigger(make_trainer):
+    trainer = make_trainer(stop=(6, "iteration"))
     log_report = extensions.LogReport(trigger=(3, "iteration"))
     trainer.extend(log_report)
     trainer.run()
@@ -71,16 +66,16 @@ def test_iteration_trigger(tmp_path):
     assert [e["iteration"] for e in log_report.log] == [3, 6]
 
 
-def test_keys_select_values(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_keys_select_values(make_trainer):
+    trainer = make_trainer()
     log_report = extensions.LogReport(keys=["acc", "absent"])
     trainer.extend(log_report)
     trainer.run()
     assert set(log_report.log[0]) == {"acc", "epoch", "iteration", "elapsed_time"}
 
 
-def test_postprocess_may_add_keys(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_postprocess_may_add_keys(tmp_path, make_trainer):
+    trainer = make_trainer()
 
     def postprocess(entry):
         entry["double"] = entry["loss"] * 2
@@ -93,7 +88,7 @@ def test_postprocess_may_add_keys(tmp_path):
         assert json.load(f)[1]["double"] == 13.0
 
 
-def test_variables_and_non_scalars(tmp_path):
+def test_variables_and_non_scalars(make_trainer):
     def values(i):
         return {
             "v": chainer.Variable(numpy.array(i, dtype=numpy.float32)),
@@ -101,7 +96,7 @@ def test_variables_and_non_scalars(tmp_path):
             "text": "ignored",
         }
 
-    trainer = _trainer(tmp_path, values=values)
+    trainer = make_trainer(values=values)
     log_report = extensions.LogReport()
     trainer.extend(log_report)
     trainer.run()
@@ -110,8 +105,8 @@ def test_variables_and_non_scalars(tmp_path):
     assert "text" not in log_report.log[0]
 
 
-def test_filename_is_formatted_with_the_entry(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_filename_is_formatted_with_the_entry(tmp_path, make_trainer):
+    trainer = make_trainer()
     trainer.extend(extensions.LogReport(filename="log_{epoch}.json"))
     trainer.run()
     assert sorted(os.listdir(tmp_path)) == ["log_1.json", "log_2.json"]
@@ -119,15 +114,15 @@ def test_filename_is_formatted_with_the_entry(tmp_path):
         assert len(json.load(f)) == 1
 
 
-def test_log_name_keyword_of_chainer7(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_log_name_keyword_of_chainer7(tmp_path, make_trainer):
+    trainer = make_trainer()
     trainer.extend(extensions.LogReport(log_name="my_log"))
     trainer.run()
     assert os.listdir(tmp_path) == ["my_log"]
 
 
-def test_log_name_none_disables_the_file(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_log_name_none_disables_the_file(tmp_path, make_trainer):
+    trainer = make_trainer()
     log_report = extensions.LogReport(log_name=None)
     trainer.extend(log_report)
     trainer.run()
@@ -146,8 +141,8 @@ def test_bad_inputs():
         extensions.LogReport(trigger=(1, "epochs"))
 
 
-def test_bad_filename_format(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_bad_filename_format(make_trainer):
+    trainer = make_trainer()
     trainer.extend(extensions.LogReport(filename="log_{nokey}"))
     with pytest.raises(ValueError, match="log_{nokey}"):
         trainer.run(show_loop_exception_msg=False)
@@ -160,21 +155,21 @@ def test_default_attributes():
     assert ext.default_name == "LogReport"
 
 
-def test_resume_continues_the_log(tmp_path):
+def test_resume_continues_the_log(tmp_path, make_trainer):
     # An uninterrupted run of 10 iterations, logging every 4.
-    full = _trainer(tmp_path / "full", stop=(10, "iteration"))
+    full = make_trainer(out=tmp_path / "full", stop=(10, "iteration"))
     full_log = extensions.LogReport(trigger=(4, "iteration"))
     full.extend(full_log)
     full.run()
 
     # The same run interrupted after iteration 6 (in the middle of a window).
-    first = _trainer(tmp_path / "resumed", stop=(6, "iteration"))
+    first = make_trainer(out=tmp_path / "resumed", stop=(6, "iteration"))
     first_log = extensions.LogReport(trigger=(4, "iteration"))
     first.extend(first_log)
     first.run()
     serializers.save_npz(tmp_path / "state.npz", first_log)
 
-    second = _trainer(tmp_path / "resumed", stop=(10, "iteration"))
+    second = make_trainer(out=tmp_path / "resumed", stop=(10, "iteration"))
     second.updater.iteration = 6
     second_log = extensions.LogReport(trigger=(4, "iteration"))
     serializers.load_npz(tmp_path / "state.npz", second_log)

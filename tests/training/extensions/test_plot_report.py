@@ -1,3 +1,4 @@
+import functools
 import os
 import sys
 
@@ -6,7 +7,6 @@ import pytest
 
 import chainer
 from chainer import serializers
-from chainer import testing
 from chainer import training
 from chainer.training import extensions
 
@@ -19,17 +19,16 @@ def _needs_matplotlib():
     )
 
 
-def _trainer(tmp_path, stop=(3, "epoch"), iter_per_epoch=2):
-    trainer = testing.get_trainer_with_mock_updater(stop, iter_per_epoch)
-    trainer.out = str(tmp_path)
+def _values(i):
+    return {"main/loss": 1.0 / i, "main/accuracy": 0.1 * i}
 
-    @training.make_extension(priority=training.PRIORITY_WRITER)
-    def report(trainer):
-        i = trainer.updater.iteration
-        chainer.report({"main/loss": 1.0 / i, "main/accuracy": 0.1 * i})
 
-    trainer.extend(report)
-    return trainer
+@pytest.fixture
+def make_trainer(mock_trainer):
+    """``mock_trainer`` reporting loss and accuracy, 3 epochs of 2 iterations."""
+    return functools.partial(
+        mock_trainer, stop=(3, "epoch"), iter_per_epoch=2, values=_values
+    )
 
 
 class _Capture:
@@ -45,18 +44,18 @@ class _Capture:
         self.calls.append((figure, axes, summary, lines))
 
 
-def test_png_is_written(tmp_path):
+def test_png_is_written(tmp_path, make_trainer):
     _needs_matplotlib()
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(extensions.PlotReport(["main/loss", "main/accuracy"], "epoch"))
     trainer.run()
     assert os.listdir(tmp_path) == ["plot.png"]
     assert (tmp_path / "plot.png").read_bytes().startswith(PNG_SIGNATURE)
 
 
-def test_plotted_points_are_means_per_trigger(tmp_path):
+def test_plotted_points_are_means_per_trigger(make_trainer):
     _needs_matplotlib()
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     capture = _Capture()
     trainer.extend(
         extensions.PlotReport(
@@ -74,18 +73,18 @@ def test_plotted_points_are_means_per_trigger(tmp_path):
     assert isinstance(summary, chainer.DictSummary)
 
 
-def test_file_name_keyword_and_filename(tmp_path):
+def test_file_name_keyword_and_filename(tmp_path, make_trainer):
     _needs_matplotlib()
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(extensions.PlotReport("main/loss", file_name="loss.png"))
     trainer.extend(extensions.PlotReport("main/loss", filename="loss2.png"))
     trainer.run()
     assert sorted(os.listdir(tmp_path)) == ["loss.png", "loss2.png"]
 
 
-def test_reported_x_key(tmp_path):
+def test_reported_x_key(make_trainer):
     _needs_matplotlib()
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     capture = _Capture()
     trainer.extend(
         extensions.PlotReport("main/loss", x_key="main/accuracy", postprocess=capture)
@@ -94,17 +93,17 @@ def test_reported_x_key(tmp_path):
     numpy.testing.assert_allclose(capture.calls[0][3]["main/loss"], [[0.15, 0.75]])
 
 
-def test_unobserved_x_key_is_an_error(tmp_path):
+def test_unobserved_x_key_is_an_error(make_trainer):
     _needs_matplotlib()
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(extensions.PlotReport("main/loss", x_key="epochs"))
     with pytest.raises(KeyError, match="'epochs'"):
         trainer.run(show_loop_exception_msg=False)
 
 
-def test_marker_and_grid(tmp_path):
+def test_marker_and_grid(make_trainer):
     _needs_matplotlib()
-    trainer = _trainer(tmp_path, stop=(1, "epoch"))
+    trainer = make_trainer(stop=(1, "epoch"))
     capture = _Capture()
     trainer.extend(
         extensions.PlotReport("main/loss", marker="o", grid=False, postprocess=capture)
@@ -115,19 +114,19 @@ def test_marker_and_grid(tmp_path):
     assert not any(line.get_visible() for line in axes.get_xgridlines())
 
 
-def test_pyplot_is_not_used(tmp_path):
+def test_pyplot_is_not_used(make_trainer):
     _needs_matplotlib()
     had_pyplot = "matplotlib.pyplot" in sys.modules
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(extensions.PlotReport("main/loss"))
     trainer.run()
     if not had_pyplot:
         assert "matplotlib.pyplot" not in sys.modules
 
 
-def test_resume_keeps_plotted_data(tmp_path):
+def test_resume_keeps_plotted_data(tmp_path, make_trainer):
     _needs_matplotlib()
-    first = _trainer(tmp_path, stop=(2, "epoch"))
+    first = make_trainer(stop=(2, "epoch"))
     plot = extensions.PlotReport("main/loss", "epoch")
     first.extend(plot)
     first.run()
@@ -136,7 +135,7 @@ def test_resume_keeps_plotted_data(tmp_path):
     capture = _Capture()
     resumed = extensions.PlotReport("main/loss", "epoch", postprocess=capture)
     serializers.load_npz(tmp_path / "state.npz", resumed)
-    second = _trainer(tmp_path, stop=(3, "epoch"))
+    second = make_trainer(stop=(3, "epoch"))
     second.updater.iteration = 4
     second.extend(resumed)
     second.run()
@@ -146,12 +145,12 @@ def test_resume_keeps_plotted_data(tmp_path):
     )
 
 
-def test_without_matplotlib_warns_and_does_nothing(tmp_path, monkeypatch):
+def test_without_matplotlib_warns_and_does_nothing(tmp_path, monkeypatch, make_trainer):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     assert extensions.PlotReport.available() is False
     with pytest.warns(UserWarning, match="cannot import matplotlib"):
         plot = extensions.PlotReport("main/loss")
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(plot)
     trainer.run()  # no further warning (filterwarnings=error), no file
     assert os.listdir(tmp_path) == []
@@ -179,9 +178,9 @@ def test_bad_inputs():
         extensions.PlotReport("main/loss", trigger=(1, "epochs"))
 
 
-def test_unsupported_file_format(tmp_path):
+def test_unsupported_file_format(tmp_path, make_trainer):
     _needs_matplotlib()
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(extensions.PlotReport("main/loss", filename="plot.xyz"))
     with pytest.raises(ValueError, match="'xyz'"):
         trainer.run(show_loop_exception_msg=False)

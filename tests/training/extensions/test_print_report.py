@@ -1,11 +1,11 @@
 import contextlib
+import functools
 import io
 
 import pytest
 
 import chainer
 from chainer import serializers
-from chainer import testing
 from chainer import training
 from chainer.training import extensions
 
@@ -15,24 +15,20 @@ class TtyIO(io.StringIO):
         return True
 
 
-def _trainer(tmp_path, stop=(2, "epoch"), iter_per_epoch=4, values=None):
-    trainer = testing.get_trainer_with_mock_updater(stop, iter_per_epoch)
-    trainer.out = str(tmp_path)
-    if values is None:
-
-        def values(i):
-            return {"main/loss": float(i)}
-
-    @training.make_extension(priority=training.PRIORITY_WRITER)
-    def report(trainer):
-        chainer.report(values(trainer.updater.iteration))
-
-    trainer.extend(report)
-    return trainer
+def _values(i):
+    return {"main/loss": float(i)}
 
 
-def test_header_and_rows(tmp_path):
-    trainer = _trainer(tmp_path)
+@pytest.fixture
+def make_trainer(mock_trainer):
+    """``mock_trainer`` reporting ``main/loss``, 2 epochs of 4 iterations."""
+    return functools.partial(
+        mock_trainer, stop=(2, "epoch"), iter_per_epoch=4, values=_values
+    )
+
+
+def test_header_and_rows(make_trainer):
+    trainer = make_trainer()
     trainer.extend(extensions.LogReport())
     out = io.StringIO()
     trainer.extend(extensions.PrintReport(["epoch", "main/loss"], out=out))
@@ -42,8 +38,8 @@ def test_header_and_rows(tmp_path):
     )
 
 
-def test_column_width_follows_long_names(tmp_path):
-    trainer = _trainer(tmp_path, values=lambda i: {"validation/main/accuracy": 0.5})
+def test_column_width_follows_long_names(make_trainer):
+    trainer = make_trainer(values=lambda i: {"validation/main/accuracy": 0.5})
     trainer.extend(extensions.LogReport())
     out = io.StringIO()
     trainer.extend(
@@ -55,8 +51,8 @@ def test_column_width_follows_long_names(tmp_path):
     assert row == "1           0.5" + " " * 21 + "  "
 
 
-def test_header_printed_once_before_any_entry(tmp_path):
-    trainer = _trainer(tmp_path, stop=(2, "iteration"))
+def test_header_printed_once_before_any_entry(make_trainer):
+    trainer = make_trainer(stop=(2, "iteration"))
     trainer.extend(extensions.LogReport())
     out = io.StringIO()
     trainer.extend(extensions.PrintReport(["epoch"], out=out))
@@ -64,11 +60,11 @@ def test_header_printed_once_before_any_entry(tmp_path):
     assert out.getvalue() == "epoch     \n"
 
 
-def test_value_missing_in_some_entries_is_blank(tmp_path):
+def test_value_missing_in_some_entries_is_blank(make_trainer):
     def values(i):
         return {"main/loss": 1.0, "rare": 3.0} if i <= 4 else {"main/loss": 1.0}
 
-    trainer = _trainer(tmp_path, values=values)
+    trainer = make_trainer(values=values)
     trainer.extend(extensions.LogReport())
     out = io.StringIO()
     trainer.extend(extensions.PrintReport(["epoch", "rare"], out=out))
@@ -78,8 +74,8 @@ def test_value_missing_in_some_entries_is_blank(tmp_path):
     assert lines[2] == "2" + " " * 11 + " " * 12
 
 
-def test_misspelled_key_is_a_clear_error(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_misspelled_key_is_a_clear_error(make_trainer):
+    trainer = make_trainer()
     trainer.extend(extensions.LogReport())
     trainer.extend(extensions.PrintReport(["epoch", "main/los"], out=io.StringIO()))
     with pytest.raises(KeyError) as info:
@@ -89,9 +85,9 @@ def test_misspelled_key_is_a_clear_error(tmp_path):
     assert "main/loss" in message  # the available keys are listed
 
 
-def test_key_logged_once_per_epoch_is_not_an_error(tmp_path):
+def test_key_logged_once_per_epoch_is_not_an_error(make_trainer):
     # LogReport every 2 iterations; 'lr' is observed only at epoch ends.
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(extensions.LogReport(trigger=(2, "iteration")))
     trainer.extend(extensions.observe_value("lr", lambda t: 0.1))
     out = io.StringIO()
@@ -103,14 +99,14 @@ def test_key_logged_once_per_epoch_is_not_an_error(tmp_path):
     assert rows[1].split() == ["4", "0.1"]
 
 
-def test_key_of_a_registered_extension_may_come_later(tmp_path):
+def test_key_of_a_registered_extension_may_come_later(make_trainer):
     # 'validation/...' is reported by the extension named 'validation' only
     # from the second epoch on; the first-epoch rows are blank there.
     @training.make_extension(trigger=(2, "epoch"), priority=training.PRIORITY_WRITER)
     def late(trainer):
         chainer.report({"validation/main/loss": 1.5})
 
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(late, name="validation")
     trainer.extend(extensions.LogReport())
     out = io.StringIO()
@@ -121,12 +117,12 @@ def test_key_of_a_registered_extension_may_come_later(tmp_path):
     assert rows[1].split() == ["2", "1.5"]
 
 
-def test_key_never_logged_warns_at_the_end(tmp_path):
+def test_key_never_logged_warns_at_the_end(make_trainer):
     @training.make_extension(trigger=(9, "epoch"))
     def never(trainer):
         pass
 
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(never, name="validation")
     trainer.extend(extensions.LogReport())
     trainer.extend(
@@ -136,8 +132,8 @@ def test_key_never_logged_warns_at_the_end(tmp_path):
         trainer.run()
 
 
-def test_log_report_object(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_log_report_object(make_trainer):
+    trainer = make_trainer()
     log_report = extensions.LogReport(log_name=None)
     out = io.StringIO()
     print_report = extensions.PrintReport(
@@ -153,15 +149,15 @@ def test_log_report_object(tmp_path):
     assert any(k.startswith("_log_report/") for k in target)
 
 
-def test_missing_log_report_extension(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_missing_log_report_extension(make_trainer):
+    trainer = make_trainer()
     trainer.extend(extensions.PrintReport(["epoch"], out=io.StringIO()))
     with pytest.raises(KeyError, match="'LogReport'"):
         trainer.run(show_loop_exception_msg=False)
 
 
-def test_named_log_report(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_named_log_report(make_trainer):
+    trainer = make_trainer()
     trainer.extend(extensions.LogReport(), name="mylog")
     out = io.StringIO()
     trainer.extend(extensions.PrintReport(["epoch"], log_report="mylog", out=out))
@@ -169,17 +165,17 @@ def test_named_log_report(tmp_path):
     assert out.getvalue().count("\n") == 3
 
 
-def test_escape_sequences_only_on_a_terminal(tmp_path):
+def test_escape_sequences_only_on_a_terminal(make_trainer):
     for out, expected in ((TtyIO(), 2), (io.StringIO(), 0)):
-        trainer = _trainer(tmp_path)
+        trainer = make_trainer()
         trainer.extend(extensions.LogReport(log_name=None))
         trainer.extend(extensions.PrintReport(["epoch"], out=out))
         trainer.run()
         assert out.getvalue().count("\x1b[J") == expected
 
 
-def test_non_numeric_values_are_printed_as_text(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_non_numeric_values_are_printed_as_text(make_trainer):
+    trainer = make_trainer()
 
     def postprocess(entry):
         entry["note"] = "ok"
@@ -206,8 +202,8 @@ def test_default_attributes():
     assert ext.priority == training.PRIORITY_READER
 
 
-def test_default_out_follows_sys_stdout(tmp_path):
-    trainer = _trainer(tmp_path)
+def test_default_out_follows_sys_stdout(make_trainer):
+    trainer = make_trainer()
     trainer.extend(extensions.LogReport(log_name=None))
     trainer.extend(extensions.PrintReport(["epoch"]))
     out = io.StringIO()

@@ -2,37 +2,7 @@ import math
 
 import pytest
 
-from chainer import serializers
-from chainer import testing
 from chainer.training import extensions
-
-
-class _Optimizer:
-    def __init__(self, lr=1.0):
-        self.lr = lr
-
-
-def _trainer(optimizer, tmp_path=".", stop=5):
-    trainer = testing.get_trainer_with_mock_updater((stop, "iteration"))
-    trainer.updater.get_optimizer = {"main": optimizer}.__getitem__
-    trainer.out = str(tmp_path)
-    return trainer
-
-
-def _run(ext, optimizer, n):
-    trainer = _trainer(optimizer)
-    ext.initialize(trainer)
-    values = [optimizer.lr]
-    for _ in range(n):
-        ext(trainer)
-        values.append(optimizer.lr)
-    return values
-
-
-def _roundtrip(src, dst):
-    s = serializers.DictionarySerializer()
-    src.serialize(s)
-    dst.serialize(serializers.NpzDeserializer(s.target))
 
 
 @pytest.mark.parametrize(
@@ -45,9 +15,9 @@ def _roundtrip(src, dst):
         (0.5, 2.5, 1.0, None),
     ],
 )
-def test_values_follow_formula(gamma, step, init, target):
-    opt = _Optimizer()
-    values = _run(extensions.StepShift("lr", gamma, step, init, target), opt, 9)
+def test_values_follow_formula(gamma, step, init, target, make_optimizer, run_shift):
+    opt = make_optimizer()
+    values = run_shift(extensions.StepShift("lr", gamma, step, init, target), opt, 9)
     expected = [init * gamma ** math.floor(t / step) for t in range(10)]
     if target is not None:
         clamp = min if gamma > 1 else max
@@ -55,19 +25,21 @@ def test_values_follow_formula(gamma, step, init, target):
     assert values == pytest.approx(expected, rel=1e-12)
 
 
-def test_documented_staircase():
-    values = _run(extensions.StepShift("lr", 0.1, 2, init=1.0), _Optimizer(), 5)
+def test_documented_staircase(make_optimizer, run_shift):
+    values = run_shift(
+        extensions.StepShift("lr", 0.1, 2, init=1.0), make_optimizer(), 5
+    )
     assert values == pytest.approx([1.0, 1.0, 0.1, 0.1, 0.01, 0.01])
 
 
-def test_init_defaults_to_the_optimizer_value():
-    values = _run(extensions.StepShift("lr", 0.5, 1), _Optimizer(lr=0.4), 2)
+def test_init_defaults_to_the_optimizer_value(make_optimizer, run_shift):
+    values = run_shift(extensions.StepShift("lr", 0.5, 1), make_optimizer(lr=0.4), 2)
     assert values == [0.4, 0.2, 0.1]
 
 
-def test_in_trainer(tmp_path):
-    opt = _Optimizer(1.0)
-    trainer = _trainer(opt, tmp_path, stop=5)
+def test_in_trainer(make_optimizer, shift_trainer):
+    opt = make_optimizer(1.0)
+    trainer = shift_trainer(opt, stop=5)
     seen = []
     trainer.updater.update_core.side_effect = lambda: seen.append(opt.lr)
     trainer.extend(extensions.StepShift("lr", 0.5, 2))
@@ -75,32 +47,34 @@ def test_in_trainer(tmp_path):
     assert seen == [1.0, 1.0, 0.5, 0.5, 0.25]
 
 
-def test_explicit_optimizer():
-    main, other = _Optimizer(1.0), _Optimizer(1.0)
-    trainer = _trainer(main)
+def test_explicit_optimizer(make_optimizer, shift_trainer):
+    main, other = make_optimizer(1.0), make_optimizer(1.0)
+    trainer = shift_trainer(main)
     ext = extensions.StepShift("lr", 0.5, 1, optimizer=other)
     ext.initialize(trainer)
     ext(trainer)
     assert (main.lr, other.lr) == (1.0, 0.5)
 
 
-def test_resume_continues_the_sequence():
+def test_resume_continues_the_sequence(make_optimizer, run_shift, roundtrip):
     make = lambda: extensions.StepShift("lr", 0.5, 2, init=1.0)  # noqa: E731
-    full = _run(make(), _Optimizer(), 7)
+    full = run_shift(make(), make_optimizer(), 7)
     first = make()
-    _run(first, _Optimizer(), 3)
+    run_shift(first, make_optimizer(), 3)
     resumed = make()
-    _roundtrip(first, resumed)
-    assert _run(resumed, _Optimizer(), 4) == full[3:]
+    roundtrip(first, resumed)
+    assert run_shift(resumed, make_optimizer(), 4) == full[3:]
 
 
-def test_load_after_initialize_sets_the_restored_value():
+def test_load_after_initialize_sets_the_restored_value(
+    make_optimizer, shift_trainer, run_shift, roundtrip
+):
     first = extensions.StepShift("lr", 0.5, 1, init=1.0)
-    _run(first, _Optimizer(), 2)
-    opt = _Optimizer()
+    run_shift(first, make_optimizer(), 2)
+    opt = make_optimizer()
     resumed = extensions.StepShift("lr", 0.5, 1, init=1.0)
-    resumed.initialize(_trainer(opt))
-    _roundtrip(first, resumed)
+    resumed.initialize(shift_trainer(opt))
+    roundtrip(first, resumed)
     assert opt.lr == 0.25
 
 
@@ -118,7 +92,7 @@ def test_bad_argument_types(args):
         extensions.StepShift(*args)
 
 
-def test_unknown_attribute():
+def test_unknown_attribute(make_optimizer, shift_trainer):
     ext = extensions.StepShift("rl", 0.5, 2)
     with pytest.raises(AttributeError, match="no attribute 'rl'"):
-        ext.initialize(_trainer(_Optimizer()))
+        ext.initialize(shift_trainer(make_optimizer()))

@@ -1,3 +1,4 @@
+import functools
 import os
 import struct
 import sys
@@ -8,7 +9,6 @@ import pytest
 
 import chainer
 import chainer.links as L
-from chainer import testing
 from chainer import training
 from chainer.training import extensions
 from chainer.training.extensions import variable_statistics_plot
@@ -36,29 +36,29 @@ def _make(*args, **kwargs):
         return extensions.VariableStatisticsPlot(*args, **kwargs)
 
 
-def _trainer(tmp_path, stop=(2, "epoch"), iter_per_epoch=3):
-    trainer = testing.get_trainer_with_mock_updater(stop, iter_per_epoch)
-    trainer.out = str(tmp_path)
-    return trainer
+@pytest.fixture
+def make_trainer(mock_trainer):
+    """``mock_trainer`` of 2 epochs of 3 iterations."""
+    return functools.partial(mock_trainer, stop=(2, "epoch"), iter_per_epoch=3)
 
 
-def test_png_of_a_link(tmp_path):
+def test_png_of_a_link(tmp_path, make_trainer):
     _needs_matplotlib()
     link = L.Linear(3, 2)
     link.cleargrads()
     link.W.grad = numpy.ones_like(link.W.array)
     link.b.grad = numpy.zeros_like(link.b.array)
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(extensions.VariableStatisticsPlot(link))
     trainer.run()
     assert os.listdir(tmp_path) == ["statistics.png"]
     _png_size(tmp_path / "statistics.png")
 
 
-def test_variables_filename_and_figsize(tmp_path):
+def test_variables_filename_and_figsize(tmp_path, make_trainer):
     _needs_matplotlib()
     v = chainer.Variable(numpy.arange(10, dtype=numpy.float32))
-    trainer = _trainer(tmp_path, stop=(1, "epoch"))
+    trainer = make_trainer(stop=(1, "epoch"))
     trainer.extend(
         extensions.VariableStatisticsPlot(
             [v], filename="v.png", figsize=(4, 3), report_grad=False, marker="o"
@@ -74,10 +74,10 @@ def test_variables_filename_and_figsize(tmp_path):
     _png_size(tmp_path / "w.png")
 
 
-def test_only_percentiles_or_only_moments(tmp_path):
+def test_only_percentiles_or_only_moments(tmp_path, make_trainer):
     _needs_matplotlib()
     v = chainer.Variable(numpy.arange(10, dtype=numpy.float32))
-    trainer = _trainer(tmp_path, stop=(1, "epoch"))
+    trainer = make_trainer(stop=(1, "epoch"))
     trainer.extend(
         extensions.VariableStatisticsPlot(
             v, plot_mean=False, plot_std=False, filename="p.png", grid=False
@@ -125,11 +125,11 @@ def test_reservoir_keeps_a_bounded_uniform_sample():
     assert reservoir.counter == 100
 
 
-def test_max_sample_size_bounds_the_samples(tmp_path):
+def test_max_sample_size_bounds_the_samples(make_trainer):
     _needs_matplotlib()
     v = chainer.Variable(numpy.arange(4, dtype=numpy.float32))
     ext = extensions.VariableStatisticsPlot(v, max_sample_size=4)
-    trainer = _trainer(tmp_path, stop=(20, "iteration"), iter_per_epoch=10)
+    trainer = make_trainer(stop=(20, "iteration"), iter_per_epoch=10)
     trainer.extend(ext)
     trainer.run()
     idxs, _ = ext._samples.get_data()
@@ -137,13 +137,13 @@ def test_max_sample_size_bounds_the_samples(tmp_path):
     assert set(idxs) <= set(range(1, 21))
 
 
-def test_without_matplotlib_warns_and_does_nothing(tmp_path, monkeypatch):
+def test_without_matplotlib_warns_and_does_nothing(tmp_path, monkeypatch, make_trainer):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     v = chainer.Variable(numpy.arange(4, dtype=numpy.float32))
     assert extensions.VariableStatisticsPlot.available() is False
     with pytest.warns(UserWarning, match="cannot import matplotlib"):
         ext = extensions.VariableStatisticsPlot(v)
-    trainer = _trainer(tmp_path)
+    trainer = make_trainer()
     trainer.extend(ext)
     trainer.run()
     assert os.listdir(tmp_path) == []

@@ -17,32 +17,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _sampler(seed):
-    return iterators.ShuffleOrderSampler(numpy.random.RandomState(seed))
+def _multiprocess(**options):
+    def make(dataset, batch_size, **kwargs):
+        return iterators.MultiprocessIterator(
+            dataset, batch_size, n_processes=2, **options, **kwargs
+        )
 
-
-def _attrs(it):
-    return (
-        it.epoch,
-        it.is_new_epoch,
-        it.epoch_detail,
-        it.previous_epoch_detail,
-        it.current_position,
-    )
-
-
-def _assert_examples_equal(a, b):
-    assert len(a) == len(b)
-    for x, y in zip(a, b, strict=True):
-        if isinstance(x, tuple):
-            assert type(y) is tuple
-            _assert_examples_equal(x, y)
-        elif isinstance(x, numpy.ndarray):
-            assert isinstance(y, numpy.ndarray)
-            assert (x.dtype, x.shape) == (y.dtype, y.shape)
-            numpy.testing.assert_array_equal(x, y)
-        else:
-            assert x == y
+    return make
 
 
 @pytest.fixture
@@ -69,61 +50,37 @@ def _array_dataset(n):
         (11, 4, True, True, {"maxtasksperchild": 2, "n_prefetch": 2}),
     ],
 )
+@pytest.mark.usefixtures("no_children_left")
 def test_same_batches_as_serial_iterator(
-    no_children_left, n, batch_size, repeat, shuffle, kwargs
+    n, batch_size, repeat, shuffle, kwargs, check_same_as_serial
 ):
-    dataset = _array_dataset(n)
-    order = {"repeat": repeat}
-    if shuffle:
-        order["order_sampler"] = _sampler(4)
-    else:
-        order["shuffle"] = False
-    serial = iterators.SerialIterator(dataset, batch_size, **order)
-    if shuffle:
-        order["order_sampler"] = _sampler(4)
-    with iterators.MultiprocessIterator(
-        dataset, batch_size, n_processes=2, **order, **kwargs
-    ) as it:
-        assert _attrs(it) == _attrs(serial)
-        for _ in range(2 * n):
-            try:
-                expected = next(serial)
-            except StopIteration:
-                with pytest.raises(StopIteration):
-                    next(it)
-                with pytest.raises(StopIteration):
-                    next(it)
-                break
-            _assert_examples_equal(next(it), expected)
-            assert _attrs(it) == _attrs(serial)
-        else:
-            assert repeat
+    check_same_as_serial(
+        _multiprocess(**kwargs), _array_dataset(n), batch_size, repeat, shuffle
+    )
 
 
-def test_tasks_wait_in_main_when_a_task_pipe_is_full(no_children_left, monkeypatch):
+def test_tasks_wait_in_main_when_a_task_pipe_is_full(
+    no_children_left, monkeypatch, make_sampler, assert_examples_equal
+):
     # With a tiny budget every task but one per worker waits in the backlog.
     monkeypatch.setattr(_worker_pool, "_TASK_PIPE_BUDGET", 1)
     dataset = [numpy.full(3, i) for i in range(20)]
-    serial = iterators.SerialIterator(dataset, 7, order_sampler=_sampler(8))
+    serial = iterators.SerialIterator(dataset, 7, order_sampler=make_sampler(8))
     with iterators.MultiprocessIterator(
-        dataset, 7, order_sampler=_sampler(8), n_processes=2, n_prefetch=4
+        dataset, 7, order_sampler=make_sampler(8), n_processes=2, n_prefetch=4
     ) as it:
         for _ in range(8):
-            _assert_examples_equal(next(it), next(serial))
+            assert_examples_equal(next(it), next(serial))
 
 
-def test_repeat_false_and_reset(no_children_left):
-    with iterators.MultiprocessIterator(
-        list(range(5)), 2, repeat=False, shuffle=False, n_processes=2
-    ) as it:
-        assert list(it) == [[0, 1], [2, 3], [4]]
-        assert list(it) == []
-        it.reset()
-        assert it.previous_epoch_detail is None
-        assert list(it) == [[0, 1], [2, 3], [4]]
+@pytest.mark.usefixtures("no_children_left")
+def test_repeat_false_and_reset(check_repeat_false_and_reset):
+    check_repeat_false_and_reset(_multiprocess())
 
 
-def test_reset_with_batches_in_flight_in_shared_memory(no_children_left):
+def test_reset_with_batches_in_flight_in_shared_memory(
+    no_children_left, assert_examples_equal
+):
     dataset = [numpy.arange(4) + 10 * i for i in range(8)]
     with iterators.MultiprocessIterator(
         dataset, 3, shuffle=False, n_processes=2, n_prefetch=2
@@ -132,7 +89,7 @@ def test_reset_with_batches_in_flight_in_shared_memory(no_children_left):
         next(it)
         it.reset()
         for expected in ([0, 1, 2], [3, 4, 5], [6, 7, 0], [1, 2, 3]):
-            _assert_examples_equal(next(it), [dataset[i] for i in expected])
+            assert_examples_equal(next(it), [dataset[i] for i in expected])
 
 
 def test_shared_memory_examples(no_children_left):
@@ -176,21 +133,21 @@ def test_automatic_shared_memory_and_variable_sizes(no_children_left):
                 numpy.testing.assert_array_equal(x, dataset[start + k])
 
 
-def test_pack_and_unpack():
+def test_pack_and_unpack(assert_examples_equal):
     buffer = numpy.zeros(128, dtype=numpy.uint8)
     example = (numpy.arange(3, dtype=numpy.float32), numpy.int32(5))
     assert _worker_pool.measure(example) == 16
     packed = _worker_pool.pack(example, buffer, 64, 64)
     packed = pickle.loads(pickle.dumps(packed))
     restored = _worker_pool.unpack(packed, buffer)
-    _assert_examples_equal(restored, example)
+    assert_examples_equal(restored, example)
     assert _worker_pool.pack(example, buffer, 64, 8) is None  # does not fit
     assert _worker_pool.pack("text", buffer, 0, 64) is None
     assert _worker_pool.pack((1, "a"), buffer, 0, 64) is None
     structured = numpy.zeros(2, dtype=[("a", "<i4"), ("b", ">f8")])
     structured["b"] = 1.5
     packed = pickle.loads(pickle.dumps(_worker_pool.pack(structured, buffer, 0, 64)))
-    _assert_examples_equal([_worker_pool.unpack(packed, buffer)], [structured])
+    assert_examples_equal([_worker_pool.unpack(packed, buffer)], [structured])
 
 
 def test_dataset_error_is_raised_with_the_worker_traceback(no_children_left):
@@ -418,31 +375,36 @@ def test_maxtasksperchild_replaces_workers(no_children_left):
 
 @pytest.mark.parametrize("n_before", [1, 3])
 def test_resume_mid_epoch_continues_the_same_order(
-    no_children_left, tmp_path, n_before
+    no_children_left,
+    tmp_path,
+    n_before,
+    make_sampler,
+    iterator_attrs,
+    assert_examples_equal,
 ):
     dataset = _array_dataset(9)
     path = tmp_path / "it.npz"
     with iterators.MultiprocessIterator(
-        dataset, 4, order_sampler=_sampler(1), n_processes=2, n_prefetch=2
+        dataset, 4, order_sampler=make_sampler(1), n_processes=2, n_prefetch=2
     ) as it:
         for _ in range(n_before):
             next(it)
         serializers.save_npz(path, it)
         rest = 9 - it.current_position
         expected = [x for _ in range(-(-rest // 4)) for x in next(it)][:rest]
-        attrs = _attrs(it)
+        attrs = iterator_attrs(it)
     with iterators.MultiprocessIterator(
-        dataset, 4, order_sampler=_sampler(50), n_processes=2, n_prefetch=2
+        dataset, 4, order_sampler=make_sampler(50), n_processes=2, n_prefetch=2
     ) as resumed:
         next(resumed)  # prefetched batches are in flight when loading
         serializers.load_npz(path, resumed)
         got = [x for _ in range(-(-rest // 4)) for x in next(resumed)][:rest]
-        _assert_examples_equal(got, expected)
-        assert _attrs(resumed) == attrs
-    serial = iterators.SerialIterator(dataset, 4, order_sampler=_sampler(0))
+        assert_examples_equal(got, expected)
+        assert iterator_attrs(resumed) == attrs
+    serial = iterators.SerialIterator(dataset, 4, order_sampler=make_sampler(0))
     serializers.load_npz(path, serial)
     got = [x for _ in range(-(-rest // 4)) for x in next(serial)][:rest]
-    _assert_examples_equal(got, expected)
+    assert_examples_equal(got, expected)
 
 
 @pytest.mark.parametrize(
@@ -457,7 +419,7 @@ def test_resume_mid_epoch_continues_the_same_order(
         ({"dataset_timeout": "1"}, TypeError, "dataset_timeout must be a number"),
         ({"maxtasksperchild": 0}, ValueError, "maxtasksperchild must be at least 1"),
         (
-            {"shuffle": False, "order_sampler": _sampler(0)},
+            {"shuffle": False, "order_sampler": iterators.ShuffleOrderSampler()},
             ValueError,
             "shuffle is not None",
         ),
@@ -484,21 +446,8 @@ def test_default_number_of_processes():
     assert multiprocessing.active_children() == []
 
 
-def test_order_sampler_error_comes_with_the_batch_that_needs_it(no_children_left):
-    calls = []
-
-    def sampler(current_order, current_position):
-        calls.append(current_position)
-        if len(calls) == 2:
-            raise ValueError("no second order")
-        return numpy.arange(len(current_order))
-
-    with iterators.MultiprocessIterator(
-        list(range(4)), 2, order_sampler=sampler, n_processes=2
-    ) as it:
-        assert next(it) == [0, 1]
-        with pytest.raises(ValueError, match="no second order"):
-            next(it)
-        assert it.epoch_detail == 0.5
-        assert next(it) == [2, 3]
-        assert it.is_new_epoch
+@pytest.mark.usefixtures("no_children_left")
+def test_order_sampler_error_comes_with_the_batch_that_needs_it(
+    check_order_sampler_error_is_deferred,
+):
+    check_order_sampler_error_is_deferred(_multiprocess())

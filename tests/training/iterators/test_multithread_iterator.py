@@ -1,24 +1,18 @@
 import threading
 
-import numpy
 import pytest
 
 from chainer import iterators
 from chainer import serializers
 
 
-def _sampler(seed):
-    return iterators.ShuffleOrderSampler(numpy.random.RandomState(seed))
+def _multithread(n_threads):
+    def make(dataset, batch_size, **kwargs):
+        return iterators.MultithreadIterator(
+            dataset, batch_size, n_threads=n_threads, **kwargs
+        )
 
-
-def _attrs(it):
-    return (
-        it.epoch,
-        it.is_new_epoch,
-        it.epoch_detail,
-        it.previous_epoch_detail,
-        it.current_position,
-    )
+    return make
 
 
 @pytest.mark.parametrize(
@@ -32,46 +26,15 @@ def _attrs(it):
         (9, 2, False, False, 2),
     ],
 )
-def test_same_batches_as_serial_iterator(n, batch_size, repeat, shuffle, n_threads):
+def test_same_batches_as_serial_iterator(
+    n, batch_size, repeat, shuffle, n_threads, check_same_as_serial
+):
     dataset = [(i, -i) for i in range(n)]
-
-    def sampler():
-        return _sampler(3) if shuffle else None
-
-    kwargs = {"repeat": repeat}
-    if shuffle:
-        kwargs["order_sampler"] = sampler()
-    else:
-        kwargs["shuffle"] = False
-    serial = iterators.SerialIterator(dataset, batch_size, **kwargs)
-    if shuffle:
-        kwargs["order_sampler"] = sampler()
-    with iterators.MultithreadIterator(
-        dataset, batch_size, n_threads=n_threads, **kwargs
-    ) as it:
-        assert _attrs(it) == _attrs(serial)
-        for _ in range(3 * n):
-            try:
-                expected = next(serial)
-            except StopIteration:
-                with pytest.raises(StopIteration):
-                    next(it)
-                break
-            assert next(it) == expected
-            assert _attrs(it) == _attrs(serial)
-        else:
-            assert repeat
+    check_same_as_serial(_multithread(n_threads), dataset, batch_size, repeat, shuffle)
 
 
-def test_repeat_false_iterates_once_and_resets():
-    with iterators.MultithreadIterator(
-        list(range(5)), 2, repeat=False, shuffle=False, n_threads=2
-    ) as it:
-        assert list(it) == [[0, 1], [2, 3], [4]]
-        assert list(it) == []
-        it.reset()
-        assert it.previous_epoch_detail is None
-        assert list(it) == [[0, 1], [2, 3], [4]]
+def test_repeat_false_iterates_once_and_resets(check_repeat_false_and_reset):
+    check_repeat_false_and_reset(_multithread(2))
 
 
 def test_shuffle_default_is_a_permutation_per_epoch():
@@ -119,41 +82,43 @@ def test_dataset_error_is_raised_and_the_batch_asked_again():
 
 
 @pytest.mark.parametrize("n_before", [1, 2, 4])
-def test_resume_mid_epoch_continues_the_same_order(tmp_path, n_before):
+def test_resume_mid_epoch_continues_the_same_order(
+    tmp_path, n_before, make_sampler, iterator_attrs
+):
     dataset = list(range(9))
     with iterators.MultithreadIterator(
-        dataset, 4, order_sampler=_sampler(1), n_threads=2
+        dataset, 4, order_sampler=make_sampler(1), n_threads=2
     ) as it:
         for _ in range(n_before):
             next(it)
         path = tmp_path / "it.npz"
         serializers.save_npz(path, it)
         with iterators.MultithreadIterator(
-            dataset, 4, order_sampler=_sampler(50), n_threads=2
+            dataset, 4, order_sampler=make_sampler(50), n_threads=2
         ) as resumed:
             serializers.load_npz(path, resumed)
-            assert _attrs(resumed) == _attrs(it)
+            assert iterator_attrs(resumed) == iterator_attrs(it)
             rest = 9 - it.current_position
             a = [x for _ in range(-(-rest // 4)) for x in next(it)][:rest]
             b = [x for _ in range(-(-rest // 4)) for x in next(resumed)][:rest]
             assert a == b
         # Saving does not disturb the iteration.
-        serial = iterators.SerialIterator(dataset, 4, order_sampler=_sampler(1))
+        serial = iterators.SerialIterator(dataset, 4, order_sampler=make_sampler(1))
         for _ in range(n_before + -(-rest // 4)):
             next(serial)
         assert [next(it) for _ in range(3)] == [next(serial) for _ in range(3)]
 
 
-def test_snapshot_interchangeable_with_serial_iterator():
+def test_snapshot_interchangeable_with_serial_iterator(make_sampler, iterator_attrs):
     dataset = list(range(6))
-    serial = iterators.SerialIterator(dataset, 4, order_sampler=_sampler(2))
+    serial = iterators.SerialIterator(dataset, 4, order_sampler=make_sampler(2))
     next(serial)
     target = {}
     serializers.DictionarySerializer(target).save(serial)
-    with iterators.MultithreadIterator(dataset, 4, order_sampler=_sampler(0)) as it:
+    with iterators.MultithreadIterator(dataset, 4, order_sampler=make_sampler(0)) as it:
         next(it)  # a prefetched batch is pending; loading must drop it
         serializers.NpzDeserializer(target).load(it)
-        assert _attrs(it) == _attrs(serial)
+        assert iterator_attrs(it) == iterator_attrs(serial)
         assert next(it)[:2] == next(serial)[:2]
 
 
@@ -164,7 +129,7 @@ def test_snapshot_interchangeable_with_serial_iterator():
         ({"n_threads": 0}, ValueError, "n_threads must be at least 1, got 0"),
         ({"n_threads": 1.5}, TypeError, "n_threads must be an int"),
         (
-            {"shuffle": True, "order_sampler": _sampler(0)},
+            {"shuffle": True, "order_sampler": iterators.ShuffleOrderSampler()},
             ValueError,
             "shuffle is not None",
         ),
@@ -195,19 +160,7 @@ def test_finalize_stops_the_threads_and_iteration_can_go_on():
     assert threading.active_count() == before
 
 
-def test_order_sampler_error_comes_with_the_batch_that_needs_it():
-    calls = []
-
-    def sampler(current_order, current_position):
-        calls.append(current_position)
-        if len(calls) == 2:
-            raise ValueError("no second order")
-        return numpy.arange(len(current_order))
-
-    with iterators.MultithreadIterator(list(range(4)), 2, order_sampler=sampler) as it:
-        assert next(it) == [0, 1]
-        with pytest.raises(ValueError, match="no second order"):
-            next(it)
-        assert it.epoch_detail == 0.5
-        assert next(it) == [2, 3]
-        assert it.is_new_epoch
+def test_order_sampler_error_comes_with_the_batch_that_needs_it(
+    check_order_sampler_error_is_deferred,
+):
+    check_order_sampler_error_is_deferred(_multithread(1))

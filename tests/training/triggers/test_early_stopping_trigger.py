@@ -6,62 +6,43 @@ from chainer import testing
 from chainer.training import triggers
 
 
-@pytest.fixture(autouse=True)
-def _run_in_tmp_path(tmp_path, monkeypatch):
-    # Trainers write into out='result', relative to the working directory.
-    monkeypatch.chdir(tmp_path)
-
-
-def _run(trigger, values, trainer=None, key="main/loss"):
-    if trainer is None:
-        trainer = testing.get_trainer_with_mock_updater(
-            (len(values), "iteration"), iter_per_epoch=1
-        )
-    fired = []
-    for value in values:
-        trainer.updater.update()
-        trainer.observation = {} if value is None else {key: value}
-        fired.append(trigger(trainer))
-    return fired, trainer
-
-
-def test_stops_after_patience_checks_without_improvement():
+def test_stops_after_patience_checks_without_improvement(run_trigger):
     trigger = triggers.EarlyStoppingTrigger(patience=2, check_trigger=(1, "epoch"))
-    fired, _ = _run(trigger, [1.0, 0.8, 0.9, 0.7, 0.75, 0.72, 0.6])
+    fired, _ = run_trigger(trigger, [1.0, 0.8, 0.9, 0.7, 0.75, 0.72, 0.6])
     assert fired == [False, False, False, False, False, True, False]
     assert trigger.best == 0.6
 
 
-def test_default_patience_is_3():
+def test_default_patience_is_3(run_trigger):
     trigger = triggers.EarlyStoppingTrigger()
     assert trigger.patience == 3
-    fired, _ = _run(trigger, [1.0, 2.0, 2.0, 2.0])
+    fired, _ = run_trigger(trigger, [1.0, 2.0, 2.0, 2.0])
     assert fired == [False, False, False, True]
 
 
-def test_accuracy_is_maximized_in_auto_mode():
+def test_accuracy_is_maximized_in_auto_mode(run_trigger):
     trigger = triggers.EarlyStoppingTrigger(monitor="main/accuracy", patience=1)
-    fired, _ = _run(trigger, [0.5, 0.6, 0.55], key="main/accuracy")
+    fired, _ = run_trigger(trigger, [0.5, 0.6, 0.55], key="main/accuracy")
     assert fired == [False, False, True]
 
 
 @pytest.mark.parametrize(("mode", "expected"), [("min", True), ("max", False)])
-def test_explicit_mode(mode, expected):
+def test_explicit_mode(mode, expected, run_trigger):
     trigger = triggers.EarlyStoppingTrigger(mode=mode, patience=1)
-    fired, _ = _run(trigger, [1.0, 2.0])
+    fired, _ = run_trigger(trigger, [1.0, 2.0])
     assert fired[-1] is expected
 
 
-def test_values_are_averaged_between_checks():
+def test_values_are_averaged_between_checks(run_trigger):
     trigger = triggers.EarlyStoppingTrigger(check_trigger=(2, "iteration"), patience=1)
     # Means per check: 1.0, 0.9 (improved), 1.1 (not improved) -> stop.
-    fired, _ = _run(trigger, [0.5, 1.5, 0.9, 0.9, 1.2, 1.0])
+    fired, _ = run_trigger(trigger, [0.5, 1.5, 0.9, 0.9, 1.2, 1.0])
     assert fired == [False, False, False, False, False, True]
 
 
-def test_max_trigger_stops_training():
+def test_max_trigger_stops_training(run_trigger):
     trigger = triggers.EarlyStoppingTrigger(max_trigger=(3, "iteration"))
-    fired, _ = _run(trigger, [3.0, 2.0, 1.0, 0.5])
+    fired, _ = run_trigger(trigger, [3.0, 2.0, 1.0, 0.5])
     assert fired == [False, False, True, False]
     assert trigger.get_training_length() == (3, "iteration")
 
@@ -78,16 +59,16 @@ def test_patients_alias():
         triggers.EarlyStoppingTrigger(patience=2, patients=5)
 
 
-def test_missing_monitor_warns():
+def test_missing_monitor_warns(run_trigger):
     trigger = triggers.EarlyStoppingTrigger(monitor="validation/main/loss")
     with pytest.warns(UserWarning, match="'validation/main/loss' is not in"):
-        fired, _ = _run(trigger, [1.0])
+        fired, _ = run_trigger(trigger, [1.0])
     assert fired == [False]
 
 
-def test_verbose_prints(capsys):
+def test_verbose_prints(capsys, run_trigger):
     trigger = triggers.EarlyStoppingTrigger(patience=1, verbose=True)
-    _run(trigger, [1.0, 2.0])
+    run_trigger(trigger, [1.0, 2.0])
     out = capsys.readouterr().out
     assert "operator is less" in out
     assert "early stopping" in out
@@ -107,19 +88,19 @@ def test_bad_arguments(kwargs, error, match):
         triggers.EarlyStoppingTrigger(**kwargs)
 
 
-def test_resume():
+def test_resume(run_trigger):
     values = [1.0, 0.8, 0.9, 0.7, 0.75, 0.72, 0.6, 0.9, 0.9]
     kwargs = {"patience": 2, "check_trigger": (2, "iteration")}
-    full, _ = _run(triggers.EarlyStoppingTrigger(**kwargs), values)
+    full, _ = run_trigger(triggers.EarlyStoppingTrigger(**kwargs), values)
     trigger = triggers.EarlyStoppingTrigger(**kwargs)
-    first, trainer = _run(trigger, values[:5])
+    first, trainer = run_trigger(trigger, values[:5])
     saver = serializers.DictionarySerializer()
     saver.save(trigger)
     resumed = triggers.EarlyStoppingTrigger(**kwargs)
     serializers.NpzDeserializer(saver.target).load(resumed)
     assert resumed.count == trigger.count
     assert resumed.best == trigger.best
-    rest, _ = _run(resumed, values[5:], trainer)
+    rest, _ = run_trigger(resumed, values[5:], trainer=trainer)
     assert first + rest == full
 
     # A snapshot without the trigger's entries (e.g. Chainer 7's) loads.

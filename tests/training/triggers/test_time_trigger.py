@@ -6,12 +6,6 @@ from chainer import serializers
 from chainer.training import triggers
 
 
-@pytest.fixture(autouse=True)
-def _run_in_tmp_path(tmp_path, monkeypatch):
-    # Trainers write into out='result', relative to the working directory.
-    monkeypatch.chdir(tmp_path)
-
-
 def _fire(trigger, times):
     trainer = types.SimpleNamespace(elapsed_time=0.0)
     fired = []

@@ -21,19 +21,8 @@ pytestmark = pytest.mark.skipif(
     reason="the test models live in this file, which workers reach by fork only",
 )
 
-N_IN = 5
+N_IN = 5  # inputs of the examples that make_dataset (conftest) gives
 SHARD = 12  # examples per process and epoch
-
-
-class MLP(chainer.Chain):
-    def __init__(self, n_in=N_IN, n_hidden=8, n_out=3):
-        super().__init__()
-        with self.init_scope():
-            self.l1 = L.Linear(n_in, n_hidden)
-            self.l2 = L.Linear(n_hidden, n_out)
-
-    def forward(self, x):
-        return self.l2(F.relu(self.l1(x)))
 
 
 class FailingInWorker(chainer.Chain):
@@ -71,12 +60,15 @@ class FailingOnceInMain(chainer.Chain):
         return F.softmax_cross_entropy(self.predictor(x), t)
 
 
-def make_shards(n_proc, length=SHARD):
-    rng = numpy.random.RandomState(0)
-    x = rng.randn(n_proc * length, N_IN).astype(numpy.float32)
-    t = (x[:, 0] > 0).astype(numpy.int32) + (x[:, 1] > 0.5).astype(numpy.int32)
-    examples = list(zip(x, t, strict=True))
-    return [examples[i * length : (i + 1) * length] for i in range(n_proc)]
+@pytest.fixture
+def make_shards(make_dataset):
+    """``make_shards(n_proc, length=SHARD)``: one dataset per process."""
+
+    def make(n_proc, length=SHARD):
+        examples = make_dataset(n_proc * length)
+        return [examples[i * length : (i + 1) * length] for i in range(n_proc)]
+
+    return make
 
 
 def combined_dataset(shards, batch_size):
@@ -88,41 +80,34 @@ def combined_dataset(shards, batch_size):
     return combined
 
 
-def make_pair(model, optimizer_class=optimizers.SGD, **kwargs):
-    ref = model.copy(mode="copy")
-    pairs = []
-    for m in (model, ref):
-        opt = optimizer_class(**kwargs)
-        opt.setup(m)
-        pairs.append((m, opt))
-    return pairs
+@pytest.fixture
+def make_updaters(make_shards, make_pair):
+    """``make_updaters(n_proc, batch_size, model, optimizer_class=SGD, **kw)``.
 
+    Returns a MultiprocessParallelUpdater training ``model`` on ``n_proc``
+    shards, and a StandardUpdater training a copy of it on their combined
+    batches.
+    """
 
-def assert_same_params(a, b, rtol=1e-5, atol=1e-6):
-    pa = dict(a.namedparams())
-    pb = dict(b.namedparams())
-    assert sorted(pa) == sorted(pb)
-    for name, p in pa.items():
-        numpy.testing.assert_allclose(
-            p.array, pb[name].array, rtol=rtol, atol=atol, err_msg=name
+    def make(n_proc, batch_size, model, optimizer_class=optimizers.SGD, **kw):
+        shards = make_shards(n_proc)
+        (model, opt), (_, ref_opt) = make_pair(model, optimizer_class, **kw)
+        updater = updaters.MultiprocessParallelUpdater(
+            [SerialIterator(s, batch_size, shuffle=False) for s in shards],
+            opt,
+            devices=["@numpy"] * n_proc,
         )
+        ref_updater = updaters.StandardUpdater(
+            SerialIterator(
+                combined_dataset(shards, batch_size),
+                n_proc * batch_size,
+                shuffle=False,
+            ),
+            ref_opt,
+        )
+        return updater, ref_updater
 
-
-def make_updaters(n_proc, batch_size, model, optimizer_class=optimizers.SGD, **kw):
-    shards = make_shards(n_proc)
-    (model, opt), (_, ref_opt) = make_pair(model, optimizer_class, **kw)
-    updater = updaters.MultiprocessParallelUpdater(
-        [SerialIterator(s, batch_size, shuffle=False) for s in shards],
-        opt,
-        devices=["@numpy"] * n_proc,
-    )
-    ref_updater = updaters.StandardUpdater(
-        SerialIterator(
-            combined_dataset(shards, batch_size), n_proc * batch_size, shuffle=False
-        ),
-        ref_opt,
-    )
-    return updater, ref_updater
+    return make
 
 
 _BEFORE = set()
@@ -158,24 +143,20 @@ def no_new_children():
     ],
 )
 def test_same_result_as_one_process_on_the_combined_batch(
-    n_proc, optimizer_class, kwargs
+    n_proc, optimizer_class, kwargs, make_classifier, make_updaters, update_side_by_side
 ):
-    model = L.Classifier(MLP())
-    updater, ref_updater = make_updaters(n_proc, 4, model, optimizer_class, **kwargs)
-    try:
-        for _ in range(7):  # crosses the end of the first epoch (3 batches)
-            updater.update()
-            ref_updater.update()
-    finally:
-        updater.finalize()
+    updater, ref_updater = make_updaters(
+        n_proc, 4, make_classifier(), optimizer_class, **kwargs
+    )
+    # Crosses the end of the first epoch (3 batches).
+    update_side_by_side(updater, ref_updater, 7)
     assert updater.iteration == 7
     assert updater.epoch == ref_updater.epoch == 2
     assert updater.get_optimizer("main").epoch == 2
-    assert_same_params(model, ref_updater.get_optimizer("main").target)
 
 
 @pytest.mark.usefixtures("no_new_children")
-def test_lazily_initialized_parameters():
+def test_lazily_initialized_parameters(make_updaters, update_side_by_side):
     model = L.Classifier(L.Linear(None, 3))
     updater, ref_updater = make_updaters(2, 4, model, lr=0.3)
     try:
@@ -183,19 +164,19 @@ def test_lazily_initialized_parameters():
         updater.update()
         numpy.random.seed(5)
         ref_updater.update()
-        for _ in range(3):
-            updater.update()
-            ref_updater.update()
-    finally:
+    except BaseException:
         updater.finalize()
-    assert_same_params(model, ref_updater.get_optimizer("main").target)
+        raise
+    update_side_by_side(updater, ref_updater, 3)
 
 
 @pytest.mark.usefixtures("no_new_children")
-def test_worker_iterators_may_start_processes():
+def test_worker_iterators_may_start_processes(
+    make_classifier, make_shards, make_pair, update_side_by_side
+):
     # As in Chainer's ImageNet example: a MultiprocessIterator per device.
     shards = make_shards(2)
-    (model, opt), (_, ref_opt) = make_pair(L.Classifier(MLP()), lr=0.3)
+    (_, opt), (_, ref_opt) = make_pair(make_classifier(), lr=0.3)
     updater = updaters.MultiprocessParallelUpdater(
         [MultiprocessIterator(s, 4, shuffle=False, n_processes=2) for s in shards],
         opt,
@@ -204,24 +185,16 @@ def test_worker_iterators_may_start_processes():
     ref_updater = updaters.StandardUpdater(
         SerialIterator(combined_dataset(shards, 4), 8, shuffle=False), ref_opt
     )
-    try:
-        for _ in range(4):
-            updater.update()
-            ref_updater.update()
-    finally:
-        updater.finalize()
-    assert_same_params(model, ref_updater.get_optimizer("main").target)
+    update_side_by_side(updater, ref_updater, 4)
 
 
 @pytest.mark.usefixtures("no_new_children")
-def test_trainer_reports_main_observations_and_finalizes(tmp_path):
-    shards = make_shards(2)
-    model = L.Classifier(MLP())
-    opt = optimizers.SGD(lr=0.3)
-    opt.setup(model)
+def test_trainer_reports_main_observations_and_finalizes(
+    tmp_path, make_shards, optimizer
+):
     updater = updaters.MultiprocessParallelUpdater(
-        [SerialIterator(s, 4) for s in shards],
-        opt,
+        [SerialIterator(s, 4) for s in make_shards(2)],
+        optimizer,
         devices={"main": "@numpy", "second": "@numpy"},
     )
     trainer = training.Trainer(updater, (4, "iteration"), out=str(tmp_path))
@@ -241,13 +214,14 @@ def test_trainer_reports_main_observations_and_finalizes(tmp_path):
 
 @pytest.mark.usefixtures("no_new_children")
 @pytest.mark.parametrize("load_into_running", [False, True])
-def test_serialize_round_trip(tmp_path, load_into_running):
+def test_serialize_round_trip(
+    tmp_path, load_into_running, make_classifier, make_updaters, assert_same_params
+):
     path = str(tmp_path / "updater.npz")
-    model = L.Classifier(MLP())
-    updater, ref_updater = make_updaters(2, 4, model, optimizers.MomentumSGD, lr=0.1)
-    updater2, _ = make_updaters(
-        2, 4, L.Classifier(MLP()), optimizers.MomentumSGD, lr=0.1
+    updater, ref_updater = make_updaters(
+        2, 4, make_classifier(), optimizers.MomentumSGD, lr=0.1
     )
+    updater2, _ = make_updaters(2, 4, make_classifier(), optimizers.MomentumSGD, lr=0.1)
     try:
         for _ in range(2):
             updater.update()
@@ -269,9 +243,10 @@ def test_serialize_round_trip(tmp_path, load_into_running):
 
 
 @pytest.mark.usefixtures("no_new_children")
-def test_serialize_after_finalize_keeps_worker_iterator_states():
-    model = L.Classifier(MLP())
-    updater, _ = make_updaters(2, 4, model)
+def test_serialize_after_finalize_keeps_worker_iterator_states(
+    make_classifier, make_updaters
+):
+    updater, _ = make_updaters(2, 4, make_classifier())
     updater.update()
     updater.update()
     updater.finalize()
@@ -281,13 +256,11 @@ def test_serialize_after_finalize_keeps_worker_iterator_states():
     assert target["iterator:main/current_position"] == 8
 
 
-def test_serialize_before_start_saves_worker_iterators():
-    shards = make_shards(3)
-    model = L.Classifier(MLP())
-    opt = optimizers.SGD()
-    opt.setup(model)
+def test_serialize_before_start_saves_worker_iterators(make_shards, optimizer):
     updater = updaters.MultiprocessParallelUpdater(
-        [SerialIterator(s, 4) for s in shards], opt, devices=["@numpy"] * 3
+        [SerialIterator(s, 4) for s in make_shards(3)],
+        optimizer,
+        devices=["@numpy"] * 3,
     )
     target = {}
     updater.serialize(serializers.DictionarySerializer(target))
@@ -306,12 +279,13 @@ def test_serialize_before_start_saves_worker_iterators():
         ("kill", "killed by signal 9"),
     ],
 )
-def test_worker_failure_raises_clear_error(how, message):
-    shards = make_shards(2)
+def test_worker_failure_raises_clear_error(how, message, make_shards):
     opt = optimizers.SGD()
     opt.setup(FailingInWorker(how))
     updater = updaters.MultiprocessParallelUpdater(
-        [SerialIterator(s, 4) for s in shards], opt, devices=["@numpy", "@numpy"]
+        [SerialIterator(s, 4) for s in make_shards(2)],
+        opt,
+        devices=["@numpy", "@numpy"],
     )
     with pytest.raises(RuntimeError, match="worker process 1 .*failed") as info:
         updater.update()
@@ -323,13 +297,14 @@ def test_worker_failure_raises_clear_error(how, message):
 
 
 @pytest.mark.usefixtures("no_new_children")
-def test_main_process_failure_keeps_workers_in_step():
-    shards = make_shards(2)
+def test_main_process_failure_keeps_workers_in_step(make_shards):
     model = FailingOnceInMain()
     opt = optimizers.SGD()
     opt.setup(model)
     updater = updaters.MultiprocessParallelUpdater(
-        [SerialIterator(s, 4) for s in shards], opt, devices=["@numpy", "@numpy"]
+        [SerialIterator(s, 4) for s in make_shards(2)],
+        opt,
+        devices=["@numpy", "@numpy"],
     )
     try:
         updater.update()
@@ -344,12 +319,11 @@ def test_main_process_failure_keeps_workers_in_step():
 
 
 @pytest.mark.usefixtures("no_new_children")
-def test_finalize_stops_workers_and_is_idempotent():
-    shards = make_shards(3)
-    opt = optimizers.SGD()
-    opt.setup(L.Classifier(MLP()))
+def test_finalize_stops_workers_and_is_idempotent(make_shards, optimizer):
     updater = updaters.MultiprocessParallelUpdater(
-        [SerialIterator(s, 4) for s in shards], opt, devices=["@numpy"] * 3
+        [SerialIterator(s, 4) for s in make_shards(3)],
+        optimizer,
+        devices=["@numpy"] * 3,
     )
     updater.update()
     assert len(new_children()) == 2
@@ -372,86 +346,80 @@ def test_aliases():
     assert issubclass(updaters.MultiprocessParallelUpdater, updaters.StandardUpdater)
 
 
-def _optimizer():
-    opt = optimizers.SGD()
-    opt.setup(L.Classifier(MLP()))
-    return opt
-
-
-def test_devices_are_required():
-    shards = make_shards(2)
-    with pytest.raises(ValueError, match="needs `devices`"):
+@pytest.mark.parametrize(
+    ("n_shards", "devices", "error", "match"),
+    [
+        pytest.param(2, None, ValueError, "needs `devices`", id="no-devices"),
+        pytest.param(
+            3,
+            ["@numpy", "@numpy"],
+            ValueError,
+            "3 iterator.*for 2 device",
+            id="more-iterators-than-devices",
+        ),
+        pytest.param(
+            2,
+            {"a": "@numpy", "b": "@numpy"},
+            KeyError,
+            "'main'",
+            id="devices-dict-without-main",
+        ),
+        pytest.param(
+            2, "@numpy", TypeError, "either dict, list or tuple", id="devices-a-str"
+        ),
+        *(
+            pytest.param(
+                2,
+                ["@numpy", device],
+                RuntimeError,
+                "NCCL.*chainer-cuda",
+                id=f"gpu-device-{device}",
+            )
+            for device in (0, 1, "@cupy:0")
+        ),
+    ],
+)
+def test_bad_devices(n_shards, devices, error, match, make_shards, optimizer):
+    with pytest.raises(error, match=match):
         updaters.MultiprocessParallelUpdater(
-            [SerialIterator(s, 4) for s in shards], _optimizer()
+            [SerialIterator(s, 4) for s in make_shards(n_shards)],
+            optimizer,
+            devices=devices,
         )
 
 
-def test_iterator_count_must_match_devices():
-    shards = make_shards(3)
-    with pytest.raises(ValueError, match="3 iterator.*for 2 device"):
-        updaters.MultiprocessParallelUpdater(
-            [SerialIterator(s, 4) for s in shards],
-            _optimizer(),
-            devices=["@numpy", "@numpy"],
-        )
+def test_a_single_iterator_for_two_devices(make_shards, optimizer):
     with pytest.raises(ValueError, match="1 iterator.*for 2 device"):
         updaters.MultiprocessParallelUpdater(
-            SerialIterator(shards[0], 4), _optimizer(), devices=["@numpy", "@numpy"]
+            SerialIterator(make_shards(1)[0], 4),
+            optimizer,
+            devices=["@numpy", "@numpy"],
         )
 
 
-def test_dataset_lengths_must_match():
+def test_dataset_lengths_must_match(make_shards, optimizer):
     a, b = make_shards(2)
     with pytest.raises(ValueError, match=r"same length.*\[12, 11\]"):
         updaters.MultiprocessParallelUpdater(
             [SerialIterator(a, 4), SerialIterator(b[:-1], 4)],
-            _optimizer(),
+            optimizer,
             devices=["@numpy", "@numpy"],
         )
 
 
-def test_devices_dict_needs_main():
-    shards = make_shards(2)
-    with pytest.raises(KeyError, match="'main'"):
-        updaters.MultiprocessParallelUpdater(
-            [SerialIterator(s, 4) for s in shards],
-            _optimizer(),
-            devices={"a": "@numpy", "b": "@numpy"},
-        )
-
-
-def test_devices_of_a_bad_type():
-    shards = make_shards(2)
-    with pytest.raises(TypeError, match="either dict, list or tuple"):
-        updaters.MultiprocessParallelUpdater(
-            [SerialIterator(s, 4) for s in shards], _optimizer(), devices="@numpy"
-        )
-
-
-@pytest.mark.parametrize("device", [0, 1, "@cupy:0"])
-def test_gpu_devices_need_chainer_cuda(device):
-    shards = make_shards(2)
-    with pytest.raises(RuntimeError, match="NCCL.*chainer-cuda"):
-        updaters.MultiprocessParallelUpdater(
-            [SerialIterator(s, 4) for s in shards],
-            _optimizer(),
-            devices=["@numpy", device],
-        )
-
-
-def test_cpu_integer_device():
-    shards = make_shards(2)
+def test_cpu_integer_device(make_shards, optimizer):
     updater = updaters.MultiprocessParallelUpdater(
-        [SerialIterator(s, 4) for s in shards], _optimizer(), devices=[-1, "@numpy"]
+        [SerialIterator(s, 4) for s in make_shards(2)],
+        optimizer,
+        devices=[-1, "@numpy"],
     )
     updater.finalize()
 
 
-def test_exhausted_main_iterator():
-    shards = make_shards(2)
+def test_exhausted_main_iterator(make_shards, optimizer):
     updater = updaters.MultiprocessParallelUpdater(
-        [SerialIterator(s, 12, repeat=False) for s in shards],
-        _optimizer(),
+        [SerialIterator(s, 12, repeat=False) for s in make_shards(2)],
+        optimizer,
         devices=["@numpy", "@numpy"],
     )
     try:
@@ -471,20 +439,13 @@ def spawn_start_method():
 
 
 @pytest.mark.usefixtures("spawn_start_method", "no_new_children")
-def test_spawn_start_method_gives_the_same_result():
-    model = L.Classifier(L.Linear(N_IN, 3))
-    updater, ref_updater = make_updaters(2, 4, model, lr=0.3)
-    try:
-        for _ in range(4):
-            updater.update()
-            ref_updater.update()
-    finally:
-        updater.finalize()
-    assert_same_params(model, ref_updater.get_optimizer("main").target)
+def test_spawn_start_method_gives_the_same_result(make_updaters, update_side_by_side):
+    updater, ref_updater = make_updaters(2, 4, L.Classifier(L.Linear(N_IN, 3)), lr=0.3)
+    update_side_by_side(updater, ref_updater, 4)
 
 
 @pytest.mark.usefixtures("spawn_start_method", "no_new_children")
-def test_spawn_refuses_unpicklable_models_clearly():
+def test_spawn_refuses_unpicklable_models_clearly(make_shards):
     model = L.Classifier(L.Linear(N_IN, 3))
     model.hook = lambda x: x  # lambdas cannot be pickled
     opt = optimizers.SGD()

@@ -200,13 +200,81 @@ def serialize_state(serializer, state, previous_epoch_detail, batch_size, datase
     return state, float(previous_epoch_detail)
 
 
-class StateProperties:
-    """The epoch attributes that every iterator here derives from its state.
+class StateMixin:
+    """The state handling shared by the iterators here.
 
-    The class using it keeps ``_state`` (an :class:`IteratorState`),
-    ``_previous_epoch_detail`` (``-1.0`` before the first batch), ``_repeat``
-    and ``dataset``.
+    It gives the epoch attributes, derived from ``_state`` (an
+    :class:`IteratorState`) and ``_previous_epoch_detail`` (``-1.0`` before
+    the first batch), the steps that move them, :meth:`reset` and
+    :meth:`serialize`. The class using it calls :meth:`_init_state` with the
+    arguments every iterator takes; a prefetching one overrides
+    :meth:`_drop_prefetched`.
     """
+
+    def reset(self):
+        """Rewinds the iterator to the start of the first epoch.
+
+        A fresh order is drawn from the order sampler, if any, and batches
+        already being loaded are dropped.
+        """
+        self._rewind()
+        self._drop_prefetched()
+
+    def serialize(self, serializer):
+        """Serializes the position, epoch count and order of the iterator.
+
+        The entries are ``current_position``, ``epoch``, ``is_new_epoch``,
+        ``order`` (when the order is not the dataset's own) and
+        ``previous_epoch_detail``, so that a resumed run continues the same
+        epoch in the same order. Every iterator uses these entries, so one
+        can resume from another's snapshot; loading drops the batches being
+        prefetched.
+
+        Args:
+            serializer (~chainer.AbstractSerializer): Serializer or
+                deserializer object.
+        """
+        if self._serialize_state(serializer):
+            self._drop_prefetched()
+
+    def _drop_prefetched(self):
+        # Called after the state moved elsewhere (reset, resume).
+        pass
+
+    def _init_state(self, dataset, batch_size, repeat, shuffle, order_sampler):
+        self.batch_size = check_batch_size(batch_size)
+        self._repeat = bool(repeat)
+        check_dataset(dataset, self._repeat, type(self).__name__)
+        self.dataset = dataset
+        self._shuffle = shuffle
+        self.order_sampler = choose_order_sampler(shuffle, order_sampler)
+
+    def _next_batch(self, state):
+        # The state after the batch that follows ``state``, and its indices.
+        return iterator_statemachine(
+            state, self.batch_size, self._repeat, self.order_sampler, len(self.dataset)
+        )
+
+    def _advance(self, state):
+        # Called once a batch is read, so that an error raised by the dataset
+        # leaves the iterator where it was.
+        self._previous_epoch_detail = self.epoch_detail
+        self._state = state
+
+    def _rewind(self):
+        self._state = initial_state(self.order_sampler, len(self.dataset))
+        self._previous_epoch_detail = -1.0
+
+    def _serialize_state(self, serializer):
+        # Returns whether the state was loaded.
+        self._state, self._previous_epoch_detail = serialize_state(
+            serializer,
+            self._state,
+            self._previous_epoch_detail,
+            self.batch_size,
+            len(self.dataset),
+        )
+        return is_loading(serializer)
 
     @property
     def current_position(self):

@@ -46,7 +46,7 @@ class _RemoteTraceback(Exception):
     """Carries the traceback of an exception raised in a worker process."""
 
 
-class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
+class MultiprocessIterator(_statemachine.StateMixin, iterator.Iterator):
     """Dataset iterator that loads examples in parallel.
 
     This is an implementation of :class:`~chainer.dataset.Iterator` that
@@ -128,10 +128,7 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
         maxtasksperchild=None,
     ):
         check = _statemachine.check_count
-        self.batch_size = _statemachine.check_batch_size(batch_size)
-        self._repeat = bool(repeat)
-        _statemachine.check_dataset(dataset, self._repeat, "MultiprocessIterator")
-        self.dataset = dataset
+        self._init_state(dataset, batch_size, repeat, shuffle, order_sampler)
         if n_processes is None:
             n_processes = multiprocessing.cpu_count()
         self.n_processes = check(n_processes, "n_processes", 1)
@@ -153,8 +150,6 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
         self.maxtasksperchild = check(
             maxtasksperchild, "maxtasksperchild", 1, allow_none=True
         )
-        self._shuffle = shuffle
-        self.order_sampler = _statemachine.choose_order_sampler(shuffle, order_sampler)
 
         self._mem_size = self.shared_mem  # None until the first batch is measured
         self._pool = None
@@ -205,10 +200,9 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
         self._free_slots.append(batch.slot)
         if batch.error is not None:
             # Ask again for this batch (and the ones after it) next time.
-            self._restart_prefetch()
+            self._drop_prefetched()
             _raise_remote(batch.error)
-        self._previous_epoch_detail = self.epoch_detail
-        self._state = batch.state
+        self._advance(batch.state)
         self._prefetch_after_return()
         return examples
 
@@ -216,13 +210,7 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
 
     def _next_measured(self):
         # Loads the first batch here to size the shared memory from it.
-        state, indices = _statemachine.iterator_statemachine(
-            self._sched_state,
-            self.batch_size,
-            self._repeat,
-            self.order_sampler,
-            len(self.dataset),
-        )
+        state, indices = self._next_batch(self._sched_state)
         if indices is None:
             raise StopIteration
         start = time.monotonic()
@@ -233,8 +221,8 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
             self._warn_timeout(elapsed)
         self._mem_size = max(_worker_pool.measure(x) for x in batch)
         self._start()
-        self._previous_epoch_detail = self.epoch_detail
-        self._state = self._sched_state = state
+        self._advance(state)
+        self._sched_state = state
         self._prefetch_after_return()
         return batch
 
@@ -274,13 +262,7 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
             and len(self._queue) < self.n_prefetch
             and self._free_slots
         ):
-            state, indices = _statemachine.iterator_statemachine(
-                self._sched_state,
-                self.batch_size,
-                self._repeat,
-                self.order_sampler,
-                len(self.dataset),
-            )
+            state, indices = self._next_batch(self._sched_state)
             if indices is None:
                 self._sched_done = True
                 return
@@ -360,7 +342,7 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
             MultiprocessIterator.TimeoutWarning,
         )
 
-    def _restart_prefetch(self):
+    def _drop_prefetched(self):
         """Drops the batches in flight; loading resumes from ``_state``."""
         for batch_id in self._queue:
             batch = self._inflight[batch_id]
@@ -374,16 +356,6 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
         self._sched_state = self._state
         self._sched_done = False
         self._deferred_error = None
-
-    def reset(self):
-        """Rewinds the iterator to the start of the first epoch.
-
-        Batches already being loaded are dropped, and a fresh order is drawn
-        from the order sampler, if any.
-        """
-        self._state = _statemachine.initial_state(self.order_sampler, len(self.dataset))
-        self._previous_epoch_detail = -1.0
-        self._restart_prefetch()
 
     def finalize(self):
         """Stops the worker processes and frees the shared memory.
@@ -411,27 +383,6 @@ class MultiprocessIterator(_statemachine.StateProperties, iterator.Iterator):
                 # Interpreter shutdown may have torn down what closing needs;
                 # multiprocessing stops daemonic workers at exit anyway.
                 pass
-
-    def serialize(self, serializer):
-        """Serializes the position, epoch count and order of the iterator.
-
-        It uses the entries of :class:`~chainer.iterators.SerialIterator`, so
-        either iterator can resume from the other's snapshot. Loading drops
-        the batches being prefetched.
-
-        Args:
-            serializer (~chainer.AbstractSerializer): Serializer or
-                deserializer object.
-        """
-        self._state, self._previous_epoch_detail = _statemachine.serialize_state(
-            serializer,
-            self._state,
-            self._previous_epoch_detail,
-            self.batch_size,
-            len(self.dataset),
-        )
-        if _statemachine.is_loading(serializer):
-            self._restart_prefetch()
 
 
 def _raise_remote(error):

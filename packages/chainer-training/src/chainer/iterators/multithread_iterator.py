@@ -12,7 +12,7 @@ def _load(dataset, indices):
     return [dataset[index] for index in indices]
 
 
-class MultithreadIterator(_statemachine.StateProperties, iterator.Iterator):
+class MultithreadIterator(_statemachine.StateMixin, iterator.Iterator):
     """Dataset iterator that loads examples in parallel with threads.
 
     While a batch is being used, the next one is already being loaded by a
@@ -58,13 +58,8 @@ class MultithreadIterator(_statemachine.StateProperties, iterator.Iterator):
         n_threads=1,
         order_sampler=None,
     ):
-        self.batch_size = _statemachine.check_batch_size(batch_size)
-        self._repeat = bool(repeat)
-        _statemachine.check_dataset(dataset, self._repeat, "MultithreadIterator")
-        self.dataset = dataset
+        self._init_state(dataset, batch_size, repeat, shuffle, order_sampler)
         self.n_threads = _statemachine.check_count(n_threads, "n_threads", 1)
-        self._shuffle = shuffle
-        self.order_sampler = _statemachine.choose_order_sampler(shuffle, order_sampler)
         self._pool = None
         self._next = None
         self._next_state = None
@@ -94,8 +89,7 @@ class MultithreadIterator(_statemachine.StateProperties, iterator.Iterator):
         batch = []
         for future in futures:
             batch.extend(future.result())
-        self._previous_epoch_detail = self.epoch_detail
-        self._state = state
+        self._advance(state)
         try:
             self._invoke_prefetch()
         except Exception as exc:
@@ -107,13 +101,7 @@ class MultithreadIterator(_statemachine.StateProperties, iterator.Iterator):
     next = __next__
 
     def _invoke_prefetch(self):
-        state, indices = _statemachine.iterator_statemachine(
-            self._state,
-            self.batch_size,
-            self._repeat,
-            self.order_sampler,
-            len(self.dataset),
-        )
+        state, indices = self._next_batch(self._state)
         self._next_state = state
         if indices is None:
             self._next = None
@@ -133,7 +121,7 @@ class MultithreadIterator(_statemachine.StateProperties, iterator.Iterator):
             for i in range(0, len(indices), step)
         ]
 
-    def _discard_prefetch(self):
+    def _drop_prefetched(self):
         futures = self._next
         self._next = None
         self._next_state = None
@@ -142,22 +130,12 @@ class MultithreadIterator(_statemachine.StateProperties, iterator.Iterator):
             for future in futures:
                 future.cancel()
 
-    def reset(self):
-        """Rewinds the iterator to the start of the first epoch.
-
-        A batch already being loaded is dropped, and a fresh order is drawn
-        from the order sampler, if any.
-        """
-        self._discard_prefetch()
-        self._state = _statemachine.initial_state(self.order_sampler, len(self.dataset))
-        self._previous_epoch_detail = -1.0
-
     def finalize(self):
         """Stops the worker threads.
 
         The iterator stays usable: the next batch starts a new pool.
         """
-        self._discard_prefetch()
+        self._drop_prefetched()
         pool = self._pool
         self._pool = None
         if pool is not None:
@@ -167,25 +145,3 @@ class MultithreadIterator(_statemachine.StateProperties, iterator.Iterator):
         pool = getattr(self, "_pool", None)
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
-
-    def serialize(self, serializer):
-        """Serializes the position, epoch count and order of the iterator.
-
-        It uses the entries of :class:`~chainer.iterators.SerialIterator`, so
-        either iterator can resume from the other's snapshot. Loading drops
-        the batch being prefetched.
-
-        Args:
-            serializer (~chainer.AbstractSerializer): Serializer or
-                deserializer object.
-        """
-        state, previous = _statemachine.serialize_state(
-            serializer,
-            self._state,
-            self._previous_epoch_detail,
-            self.batch_size,
-            len(self.dataset),
-        )
-        if _statemachine.is_loading(serializer):
-            self._discard_prefetch()
-        self._state, self._previous_epoch_detail = state, previous

@@ -6,7 +6,7 @@ from chainer.dataset import iterator
 from chainer.iterators import _statemachine
 
 
-class SerialIterator(_statemachine.StateProperties, iterator.Iterator):
+class SerialIterator(_statemachine.StateMixin, iterator.Iterator):
     """Dataset iterator that serially reads the examples.
 
     This is the simplest iterator: it builds each minibatch by indexing the
@@ -59,12 +59,7 @@ class SerialIterator(_statemachine.StateProperties, iterator.Iterator):
     def __init__(
         self, dataset, batch_size, repeat=True, shuffle=None, order_sampler=None
     ):
-        self.batch_size = _statemachine.check_batch_size(batch_size)
-        self._repeat = bool(repeat)
-        _statemachine.check_dataset(dataset, self._repeat, "SerialIterator")
-        self.dataset = dataset
-        self._shuffle = shuffle
-        self.order_sampler = _statemachine.choose_order_sampler(shuffle, order_sampler)
+        self._init_state(dataset, batch_size, repeat, shuffle, order_sampler)
         self.reset()
 
     def __next__(self):
@@ -76,49 +71,12 @@ class SerialIterator(_statemachine.StateProperties, iterator.Iterator):
         Raises:
             StopIteration: A non-repeating iterator has finished its sweep.
         """
-        state, indices = _statemachine.iterator_statemachine(
-            self._state,
-            self.batch_size,
-            self._repeat,
-            self.order_sampler,
-            len(self.dataset),
-        )
+        state, indices = self._next_batch(self._state)
         if indices is None:
             raise StopIteration
         dataset = self.dataset
         batch = [dataset[index] for index in indices]
-        # Updated only once the batch is read, so that an error raised by the
-        # dataset leaves the iterator where it was.
-        self._previous_epoch_detail = self.epoch_detail
-        self._state = state
+        self._advance(state)
         return batch
 
     next = __next__
-
-    def reset(self):
-        """Rewinds the iterator to the start of the first epoch.
-
-        A fresh order is drawn from the order sampler, if any.
-        """
-        self._state = _statemachine.initial_state(self.order_sampler, len(self.dataset))
-        self._previous_epoch_detail = -1.0
-
-    def serialize(self, serializer):
-        """Serializes the position, epoch count and order of the iterator.
-
-        The entries are ``current_position``, ``epoch``, ``is_new_epoch``,
-        ``order`` (when the order is not the dataset's own) and
-        ``previous_epoch_detail``, so that a resumed run continues the same
-        epoch in the same order.
-
-        Args:
-            serializer (~chainer.AbstractSerializer): Serializer or
-                deserializer object.
-        """
-        self._state, self._previous_epoch_detail = _statemachine.serialize_state(
-            serializer,
-            self._state,
-            self._previous_epoch_detail,
-            self.batch_size,
-            len(self.dataset),
-        )

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
-import numbers
-
-import numpy
-
-from chainer import serializer as serializer_module
-from chainer.training import extension
+from chainer.training.extensions import _shift
 
 
-class InverseShift(extension.Extension):
+class InverseShift(_shift.Shift):
     """Trainer extension to shift an optimizer attribute by an inverse decay.
 
     The typical use is an inverse decay of the learning rate. At the
@@ -43,120 +37,16 @@ class InverseShift(extension.Extension):
     """
 
     def __init__(self, attr, gamma, power, init=None, target=None, optimizer=None):
-        _check_attr("InverseShift", attr)
-        _check_real("InverseShift", "gamma", gamma)
-        _check_real("InverseShift", "power", power)
+        super().__init__(attr, init, optimizer, target)
+        _shift.check_real(self, "gamma", gamma)
+        _shift.check_real(self, "power", power)
         if gamma < 0:
             raise ValueError(
                 f"InverseShift does not support a negative gamma; got {gamma!r}"
             )
-        if init is not None:
-            _check_real("InverseShift", "init", init)
-        if target is not None:
-            _check_real("InverseShift", "target", target)
-        self._attr = attr
         self._gamma = gamma
         self._power = power
-        self._init = init
-        self._target = target
-        self._optimizer = optimizer
-        self._t = 0
-        self._last_value = None
-        self._bound = None  # optimizer resolved by initialize()
 
-    def initialize(self, trainer):
-        """Sets the attribute to its initial (or last, on resume) value.
-
-        Args:
-            trainer (~chainer.training.Trainer): The trainer.
-        """
-        optimizer = self._bind(trainer)
-        if self._init is None:
-            self._init = getattr(optimizer, self._attr)
-        if self._last_value is not None:
-            self._update_value(optimizer, self._last_value)
-        else:
-            self._update_value(optimizer, self._init)
-
-    def __call__(self, trainer):
-        """Advances the shift by one step and sets the new value.
-
-        Args:
-            trainer (~chainer.training.Trainer): The trainer.
-        """
-        if self._bound is None:
-            self.initialize(trainer)
-        self._t += 1
+    def _next_value(self):
         value = self._init * (1 + self._gamma * self._t) ** (-self._power)
-        target = self._target
-        if target:  # a zero target is never passed: no clamping needed
-            if self._power < 0:
-                # The value grows: max(value, target) for positive values.
-                if value / target > 1:
-                    value = target
-            elif value / target < 1:
-                value = target
-        self._update_value(self._bound, value)
-
-    def serialize(self, serializer):
-        """Serializes the step count and the last value (``_t``, ``_last_value``).
-
-        Args:
-            serializer (~chainer.AbstractSerializer): Serializer or
-                deserializer object.
-        """
-        self._t = serializer("_t", self._t)
-        self._last_value = serializer("_last_value", self._last_value)
-        if isinstance(self._last_value, numpy.ndarray):
-            self._last_value = self._last_value.item()
-        if (
-            isinstance(serializer, serializer_module.Deserializer)
-            and self._bound is not None
-            and self._last_value is not None
-        ):
-            # Loaded after initialize() (snapshot autoload): the optimizer
-            # must run the next update with the restored value.
-            self._update_value(self._bound, self._last_value)
-
-    def _bind(self, trainer):
-        optimizer = self._optimizer
-        if optimizer is None:
-            optimizer = trainer.updater.get_optimizer("main")
-        if not _has_attribute(optimizer, self._attr):
-            raise AttributeError(
-                f"InverseShift: the optimizer {type(optimizer).__name__} has no "
-                f"attribute {self._attr!r} to shift"
-            )
-        self._bound = optimizer
-        return optimizer
-
-    def _update_value(self, optimizer, value):
-        try:
-            setattr(optimizer, self._attr, value)
-        except AttributeError as exc:
-            raise AttributeError(
-                f"InverseShift cannot set {self._attr!r} of the optimizer "
-                f"{type(optimizer).__name__}: {exc}"
-            ) from exc
-        self._last_value = value
-
-
-def _check_attr(cls, attr):
-    if not isinstance(attr, str):
-        raise TypeError(f"{cls}: attr must be a str, got {attr!r}")
-
-
-def _check_real(cls, name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{cls}: {name} must be a real number, got {value!r}")
-
-
-def _has_attribute(obj, name):
-    # A static lookup first: reading a property such as Adam.lr may warn or
-    # raise, which is no answer to whether it exists.
-    if inspect.getattr_static(obj, name, _MISSING) is not _MISSING:
-        return True
-    return hasattr(obj, name)
-
-
-_MISSING = object()
+        return self._clamp(value, grows=self._power < 0)

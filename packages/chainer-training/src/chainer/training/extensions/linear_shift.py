@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 import numbers
 
-import numpy
-
-from chainer import serializer as serializer_module
-from chainer.training import extension
+from chainer.training.extensions import _shift
 
 
-class LinearShift(extension.Extension):
+class LinearShift(_shift.Shift):
     """Trainer extension to change an optimizer attribute linearly.
 
     With ``value_range == (x, y)`` and ``time_range == (i, j)``, the
@@ -40,8 +36,6 @@ class LinearShift(extension.Extension):
     """
 
     def __init__(self, attr, value_range, time_range, optimizer=None):
-        if not isinstance(attr, str):
-            raise TypeError(f"LinearShift: attr must be a str, got {attr!r}")
         v1, v2 = _pair("value_range", value_range)
         t1, t2 = _pair("time_range", time_range)
         if t2 < t1:
@@ -49,59 +43,15 @@ class LinearShift(extension.Extension):
                 "LinearShift: time_range must be (start, end) with start <= end, "
                 f"got {time_range!r}"
             )
-        self._attr = attr
+        # init is the first value: it is never read from the optimizer.
+        super().__init__(attr, v1, optimizer)
         self._value_range = (v1, v2)
         self._time_range = (t1, t2)
-        self._optimizer = optimizer
-        self._t = 0
-        self._last_value = None
-        self._bound = None  # optimizer resolved by initialize()
 
-    def initialize(self, trainer):
-        """Sets the attribute to its current (or last, on resume) value.
+    def _start_value(self):
+        return self._next_value()
 
-        Args:
-            trainer (~chainer.training.Trainer): The trainer.
-        """
-        optimizer = self._bind(trainer)
-        if self._last_value is not None:
-            value = self._last_value
-        else:
-            value = self._compute_next_value()
-        self._update_value(optimizer, value)
-
-    def __call__(self, trainer):
-        """Advances the schedule by one step and sets the new value.
-
-        Args:
-            trainer (~chainer.training.Trainer): The trainer.
-        """
-        if self._bound is None:
-            self.initialize(trainer)
-        self._t += 1
-        self._update_value(self._bound, self._compute_next_value())
-
-    def serialize(self, serializer):
-        """Serializes the step count and the last value (``_t``, ``_last_value``).
-
-        Args:
-            serializer (~chainer.AbstractSerializer): Serializer or
-                deserializer object.
-        """
-        self._t = serializer("_t", self._t)
-        self._last_value = serializer("_last_value", self._last_value)
-        if isinstance(self._last_value, numpy.ndarray):
-            self._last_value = self._last_value.item()
-        if (
-            isinstance(serializer, serializer_module.Deserializer)
-            and self._bound is not None
-            and self._last_value is not None
-        ):
-            # Loaded after initialize() (snapshot autoload): the optimizer
-            # must run the next update with the restored value.
-            self._update_value(self._bound, self._last_value)
-
-    def _compute_next_value(self):
+    def _next_value(self):
         t1, t2 = self._time_range
         v1, v2 = self._value_range
         t = self._t
@@ -110,28 +60,6 @@ class LinearShift(extension.Extension):
         if t >= t2:
             return v2
         return v1 + (t - t1) / (t2 - t1) * (v2 - v1)
-
-    def _bind(self, trainer):
-        optimizer = self._optimizer
-        if optimizer is None:
-            optimizer = trainer.updater.get_optimizer("main")
-        if not _has_attribute(optimizer, self._attr):
-            raise AttributeError(
-                f"LinearShift: the optimizer {type(optimizer).__name__} has no "
-                f"attribute {self._attr!r} to shift"
-            )
-        self._bound = optimizer
-        return optimizer
-
-    def _update_value(self, optimizer, value):
-        try:
-            setattr(optimizer, self._attr, value)
-        except AttributeError as exc:
-            raise AttributeError(
-                f"LinearShift cannot set {self._attr!r} of the optimizer "
-                f"{type(optimizer).__name__}: {exc}"
-            ) from exc
-        self._last_value = value
 
 
 def _pair(name, value):
@@ -147,14 +75,3 @@ def _pair(name, value):
                 f"LinearShift: {name} must hold two real numbers, got {value!r}"
             )
     return first, second
-
-
-def _has_attribute(obj, name):
-    # A static lookup first: reading a property such as Adam.lr may warn or
-    # raise, which is no answer to whether it exists.
-    if inspect.getattr_static(obj, name, _MISSING) is not _MISSING:
-        return True
-    return hasattr(obj, name)
-
-
-_MISSING = object()

@@ -130,9 +130,7 @@ class LogReport(extension.Extension):
             serializer (~chainer.AbstractSerializer): Serializer or
                 deserializer object.
         """
-        if hasattr(self._trigger, "serialize"):
-            self._trigger.serialize(serializer["_trigger"])
-        self._summary.serialize(serializer["_summary"])
+        util.serialize_trigger(serializer, self._trigger, self._summary)
         if isinstance(serializer, serializer_module.Serializer):
             serializer("_log", json.dumps(self._log))
         else:

@@ -7,6 +7,7 @@ from chainer import serializer as serializer_module
 from chainer import variable
 from chainer.training import extension
 from chainer.training import trigger as trigger_module
+from chainer.training.extensions import util
 
 
 def _scalar(value, key):
@@ -97,8 +98,7 @@ class MicroAverage(extension.Extension):
             serializer (~chainer.AbstractSerializer): Serializer or
                 deserializer object.
         """
-        if hasattr(self._trigger, "serialize"):
-            self._trigger.serialize(serializer["_trigger"])
+        util.serialize_trigger(serializer, self._trigger)
         if isinstance(serializer, serializer_module.Serializer):
             serializer("_numerator", float(self._numerator))
             serializer("_denominator", float(self._denominator))

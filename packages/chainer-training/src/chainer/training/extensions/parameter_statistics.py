@@ -8,6 +8,7 @@ from chainer import backend
 from chainer import reporter as reporter_module
 from chainer.training import extension
 from chainer.training import trigger as trigger_module
+from chainer.training.extensions import util
 
 
 def _mean(x):
@@ -189,6 +190,4 @@ class ParameterStatistics(extension.Extension):
             serializer (~chainer.AbstractSerializer): Serializer or
                 deserializer object.
         """
-        if hasattr(self._trigger, "serialize"):
-            self._trigger.serialize(serializer["_trigger"])
-        self._summary.serialize(serializer["_summary"])
+        util.serialize_trigger(serializer, self._trigger, self._summary)

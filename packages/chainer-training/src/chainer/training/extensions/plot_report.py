@@ -55,14 +55,7 @@ class PlotReport(extension.Extension):
         grid=True,
         **kwargs,
     ):
-        file_name = kwargs.pop("file_name", "plot.png")
-        if kwargs:
-            raise TypeError(
-                "PlotReport() got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs)
-            )
-        if filename is None:
-            filename = file_name
+        filename = util.plot_file_name("PlotReport", filename, kwargs, "plot.png")
         if not isinstance(filename, (str, os.PathLike)):
             raise TypeError(f"PlotReport filename must be a str, not {filename!r}")
         if isinstance(y_keys, str):
@@ -85,18 +78,9 @@ class PlotReport(extension.Extension):
         self._postprocess = postprocess
         self._summary = reporter_module.DictSummary()
         self._data = {k: [] for k in y_keys}
-        self._available = util.matplotlib_available()
-        if not self._available:
-            util.warn_no_matplotlib("PlotReport")
+        self._available = util.check_matplotlib("PlotReport")
 
-    @staticmethod
-    def available():
-        """Tells whether matplotlib is available, i.e. whether it can plot.
-
-        Returns:
-            bool: ``True`` if matplotlib can be imported.
-        """
-        return util.matplotlib_available()
+    available = staticmethod(util.matplotlib_available)
 
     def __call__(self, trainer):
         """Accumulates the observation and saves the plot when triggered.
@@ -161,9 +145,7 @@ class PlotReport(extension.Extension):
                 deserializer object.
         """
         key = f"_plot_{self._file_name}"
-        if hasattr(self._trigger, "serialize"):
-            self._trigger.serialize(serializer["_trigger"])
-        self._summary.serialize(serializer["_summary"])
+        util.serialize_trigger(serializer, self._trigger, self._summary)
         if isinstance(serializer, serializer_module.Serializer):
             serializer(key, json.dumps(self._data))
         else:

@@ -27,6 +27,8 @@ from chainer.serializers import npz
 # final name as their suffix, so a savefun that picks its format from the
 # extension still sees it. (``_snapshot`` recognises the same shape.)
 _TEMPORARY_PREFIX = "tmp."
+# Name of the threads and processes that write snapshots in the background.
+_WORKER_NAME = "chainer-snapshot-writer"
 
 
 def _fsync_path(path, directory=False):
@@ -143,6 +145,12 @@ class Writer:
             filename, outdir, target, savefun, tuple(self._post_save_hooks), kwds
         )
 
+    def _set_savefun(self, savefun, kwds):
+        if not callable(savefun):
+            raise TypeError(f"savefun must be callable, got {savefun!r}")
+        self._savefun = savefun
+        self._kwds = kwds
+
     def _add_cleanup_hook(self, hook_fun):
         """Adds a function called with no argument right after each save.
 
@@ -166,10 +174,7 @@ class SimpleWriter(Writer):
 
     def __init__(self, savefun=npz.save_npz, **kwds):
         super().__init__()
-        if not callable(savefun):
-            raise TypeError(f"savefun must be callable, got {savefun!r}")
-        self._savefun = savefun
-        self._kwds = kwds
+        self._set_savefun(savefun, kwds)
 
     def __call__(self, filename, outdir, target):
         """Saves ``target`` to ``outdir/filename`` before returning.
@@ -197,10 +202,7 @@ class StandardWriter(Writer):
 
     def __init__(self, savefun=npz.save_npz, **kwds):
         super().__init__()
-        if not callable(savefun):
-            raise TypeError(f"savefun must be callable, got {savefun!r}")
-        self._savefun = savefun
-        self._kwds = kwds
+        self._set_savefun(savefun, kwds)
         self._started = False
         self._finalized = False
         self._worker = None
@@ -236,6 +238,12 @@ class StandardWriter(Writer):
         """
         # The documented base class is abstract: threads or processes.
         raise NotImplementedError
+
+    def _save_args(self, filename, outdir, target, kwds):
+        # The arguments of _save_atomically for one snapshot; the hooks are
+        # those registered when the worker is created.
+        hooks = tuple(self._post_save_hooks)
+        return filename, outdir, target, self._savefun, hooks, kwds
 
     def _join(self):
         if not getattr(self, "_started", False):
@@ -283,15 +291,15 @@ class ThreadWriter(StandardWriter):
         Returns:
             threading.Thread: The (not yet started) thread.
         """
-        hooks = tuple(self._post_save_hooks)
+        args = self._save_args(filename, outdir, target, kwds)
 
         def run():
             try:
-                _save_atomically(filename, outdir, target, self._savefun, hooks, kwds)
+                _save_atomically(*args)
             except Exception as exc:
                 self._error = exc
 
-        return threading.Thread(target=run, name="chainer-snapshot-writer")
+        return threading.Thread(target=run, name=_WORKER_NAME)
 
 
 class ProcessWriter(StandardWriter):
@@ -324,15 +332,8 @@ class ProcessWriter(StandardWriter):
         """
         return multiprocessing.Process(
             target=_save_atomically,
-            args=(
-                filename,
-                outdir,
-                target,
-                self._savefun,
-                tuple(self._post_save_hooks),
-                kwds,
-            ),
-            name="chainer-snapshot-writer",
+            args=self._save_args(filename, outdir, target, kwds),
+            name=_WORKER_NAME,
         )
 
 
@@ -520,9 +521,7 @@ class ThreadQueueWriter(QueueWriter):
         Returns:
             threading.Thread: The (not yet started) thread.
         """
-        return threading.Thread(
-            target=self.consume, args=(q,), name="chainer-snapshot-writer"
-        )
+        return threading.Thread(target=self.consume, args=(q,), name=_WORKER_NAME)
 
 
 class ProcessQueueWriter(QueueWriter):
@@ -551,5 +550,5 @@ class ProcessQueueWriter(QueueWriter):
             multiprocessing.Process: The (not yet started) process.
         """
         return multiprocessing.Process(
-            target=self.consume, args=(q,), name="chainer-snapshot-writer"
+            target=self.consume, args=(q,), name=_WORKER_NAME
         )

@@ -274,6 +274,25 @@ _NO_MATPLOTLIB = (
 )
 
 
+def serialize_trigger(serializer, trigger, summary=None):
+    """Serializes an extension's trigger and running summary.
+
+    They go under ``_trigger`` (when the trigger has a state to serialize)
+    and ``_summary``.
+
+    Args:
+        serializer (~chainer.AbstractSerializer): Serializer or
+            deserializer object.
+        trigger: The extension's trigger.
+        summary (~chainer.reporter.DictSummary): The summary of the values
+            observed since the trigger last fired, or ``None``.
+    """
+    if hasattr(trigger, "serialize"):
+        trigger.serialize(serializer["_trigger"])
+    if summary is not None:
+        summary.serialize(serializer["_summary"])
+
+
 def matplotlib_available():
     """Tells whether matplotlib can be imported.
 
@@ -287,13 +306,43 @@ def matplotlib_available():
     return True
 
 
-def warn_no_matplotlib(what):
-    """Warns that an extension cannot plot because matplotlib is missing.
+def check_matplotlib(what):
+    """Tells whether an extension can plot; warns if matplotlib is missing.
 
     Args:
-        what (str): Name of the extension, shown in the message.
+        what (str): Name of the extension, shown in the warning.
+
+    Returns:
+        bool: ``True`` if matplotlib can be imported.
     """
+    if matplotlib_available():
+        return True
+    # stacklevel: the user's code that creates the extension.
     warnings.warn(f"{what}: {_NO_MATPLOTLIB}", stacklevel=3)
+    return False
+
+
+def plot_file_name(what, filename, kwargs, default):
+    """Resolves the file name of a plotting extension.
+
+    Args:
+        what (str): Name of the extension, shown in the error.
+        filename (str): The ``filename`` argument; ``None`` for the
+            ``file_name`` keyword of Chainer 7, or else ``default``.
+        kwargs (dict): The extension's other keyword arguments; only
+            ``file_name`` is accepted.
+        default (str): File name used when neither is given.
+
+    Returns:
+        str: The file name.
+    """
+    file_name = kwargs.pop("file_name", default)
+    if kwargs:
+        raise TypeError(
+            f"{what}() got unexpected keyword argument(s) "
+            + ", ".join(repr(k) for k in kwargs)
+        )
+    return file_name if filename is None else filename
 
 
 def new_figure(figsize=None):

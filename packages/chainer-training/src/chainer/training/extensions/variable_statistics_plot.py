@@ -112,14 +112,9 @@ class VariableStatisticsPlot(extension.Extension):
         grid=True,
         **kwargs,
     ):
-        file_name = kwargs.pop("file_name", "statistics.png")
-        if kwargs:
-            raise TypeError(
-                "VariableStatisticsPlot() got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs)
-            )
-        if filename is None:
-            filename = file_name
+        filename = util.plot_file_name(
+            "VariableStatisticsPlot", filename, kwargs, "statistics.png"
+        )
         self._vars = _unpack_variables(targets)
         if not self._vars:
             raise ValueError(
@@ -161,18 +156,9 @@ class VariableStatisticsPlot(extension.Extension):
         self._samples = _Reservoir(
             max_sample_size, self._data_shape, numpy.random.default_rng(0)
         )
-        self._available = util.matplotlib_available()
-        if not self._available:
-            util.warn_no_matplotlib("VariableStatisticsPlot")
+        self._available = util.check_matplotlib("VariableStatisticsPlot")
 
-    @staticmethod
-    def available():
-        """Tells whether matplotlib is available, i.e. whether it can plot.
-
-        Returns:
-            bool: ``True`` if matplotlib can be imported.
-        """
-        return util.matplotlib_available()
+    available = staticmethod(util.matplotlib_available)
 
     def __call__(self, trainer):
         """Samples the statistics and saves the plot when triggered.

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 import numbers
 
-import numpy
-
-from chainer import serializer as serializer_module
-from chainer.training import extension
+from chainer.training.extensions import _shift
 
 
-class WarmupShift(extension.Extension):
+class WarmupShift(_shift.Shift):
     """Trainer extension to raise an optimizer attribute gradually at the start.
 
     The attribute starts at ``warmup_start`` and moves evenly to ``init``
@@ -42,10 +38,11 @@ class WarmupShift(extension.Extension):
     """
 
     def __init__(self, attr, warmup_start, warmup_iter, init, optimizer=None):
-        if not isinstance(attr, str):
-            raise TypeError(f"WarmupShift: attr must be a str, got {attr!r}")
-        _check_real("warmup_start", warmup_start)
-        _check_real("init", init)
+        # init is required here: the value after the warm-up, never read from
+        # the optimizer.
+        _shift.check_real(self, "init", init)
+        super().__init__(attr, init, optimizer)
+        _shift.check_real(self, "warmup_start", warmup_start)
         if (
             isinstance(warmup_iter, bool)
             or not isinstance(warmup_iter, numbers.Integral)
@@ -54,97 +51,14 @@ class WarmupShift(extension.Extension):
             raise ValueError(
                 f"WarmupShift: warmup_iter must be a positive int, got {warmup_iter!r}"
             )
-        self._attr = attr
         self._warmup_start = warmup_start
         self._warmup_iter = int(warmup_iter)
-        self._init = init
-        self._optimizer = optimizer
-        self._t = 0
-        self._last_value = None
-        self._bound = None  # optimizer resolved by initialize()
 
-    def initialize(self, trainer):
-        """Sets the attribute to ``warmup_start`` (or the last value on resume).
+    def _start_value(self):
+        return self._warmup_start
 
-        Args:
-            trainer (~chainer.training.Trainer): The trainer.
-        """
-        optimizer = self._bind(trainer)
-        value = self._last_value
-        if value is None:
-            value = self._warmup_start
-        self._update_value(optimizer, value)
-
-    def __call__(self, trainer):
-        """Advances the warm-up by one step and sets the new value.
-
-        Args:
-            trainer (~chainer.training.Trainer): The trainer.
-        """
-        if self._bound is None:
-            self.initialize(trainer)
-        self._t += 1
+    def _next_value(self):
         if self._t < self._warmup_iter:
             start = self._warmup_start
-            value = start + (self._init - start) * self._t / self._warmup_iter
-        else:
-            value = self._init
-        self._update_value(self._bound, value)
-
-    def serialize(self, serializer):
-        """Serializes the step count and the last value (``_t``, ``_last_value``).
-
-        Args:
-            serializer (~chainer.AbstractSerializer): Serializer or
-                deserializer object.
-        """
-        self._t = serializer("_t", self._t)
-        self._last_value = serializer("_last_value", self._last_value)
-        if isinstance(self._last_value, numpy.ndarray):
-            self._last_value = self._last_value.item()
-        if (
-            isinstance(serializer, serializer_module.Deserializer)
-            and self._bound is not None
-            and self._last_value is not None
-        ):
-            # Loaded after initialize() (snapshot autoload): the optimizer
-            # must run the next update with the restored value.
-            self._update_value(self._bound, self._last_value)
-
-    def _bind(self, trainer):
-        optimizer = self._optimizer
-        if optimizer is None:
-            optimizer = trainer.updater.get_optimizer("main")
-        if not _has_attribute(optimizer, self._attr):
-            raise AttributeError(
-                f"WarmupShift: the optimizer {type(optimizer).__name__} has no "
-                f"attribute {self._attr!r} to shift"
-            )
-        self._bound = optimizer
-        return optimizer
-
-    def _update_value(self, optimizer, value):
-        try:
-            setattr(optimizer, self._attr, value)
-        except AttributeError as exc:
-            raise AttributeError(
-                f"WarmupShift cannot set {self._attr!r} of the optimizer "
-                f"{type(optimizer).__name__}: {exc}"
-            ) from exc
-        self._last_value = value
-
-
-def _check_real(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"WarmupShift: {name} must be a real number, got {value!r}")
-
-
-def _has_attribute(obj, name):
-    # A static lookup first: reading a property such as Adam.lr may warn or
-    # raise, which is no answer to whether it exists.
-    if inspect.getattr_static(obj, name, _MISSING) is not _MISSING:
-        return True
-    return hasattr(obj, name)
-
-
-_MISSING = object()
+            return start + (self._init - start) * self._t / self._warmup_iter
+        return self._init

@@ -14,27 +14,22 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
-import signal
 import sys
-import traceback
 from multiprocessing import util as multiprocessing_util
 
 import numpy
 
 from chainer import backend
 from chainer import function
-from chainer import reporter as reporter_module
 from chainer import serializer as serializer_module
 from chainer.dataset import convert
 from chainer.serializers import npz
+from chainer.training.updaters import _multiprocess_worker
+from chainer.training.updaters import _step
 from chainer.training.updaters import standard_updater
 
-# How often (seconds) a waiting process checks that its peer is still alive.
-_POLL_INTERVAL = 0.5
 # How long finalize() waits for a worker to exit before terminating it.
 _JOIN_TIMEOUT = 5.0
-# Offsets of the arrays in the shared blocks are aligned to this many bytes.
-_ALIGN = 64
 
 
 class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
@@ -179,19 +174,7 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
         optimizer = self.get_optimizer("main")
         iterator = self.get_iterator("main")
         master = self._master
-        try:
-            batch = iterator.next()
-        except StopIteration:
-            raise RuntimeError(
-                "the main iterator is exhausted (StopIteration): a training "
-                "iterator must repeat (repeat=True), or the stop trigger must end "
-                "training within one sweep"
-            ) from None
-        if hasattr(batch, "__len__") and len(batch) == 0:
-            raise ValueError(
-                f"the main iterator ({type(iterator).__name__}) returned an empty "
-                "batch; is the dataset empty?"
-            )
+        batch = _step.next_batch(iterator)
 
         if self._started:
             self._dispatch_step()
@@ -276,32 +259,36 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
 
     def _forward(self, batch):
         device = self._devices[0]
-        in_arrays = _convert(self.converter, batch, device)
+        in_arrays = _step.convert_batch(self.converter, batch, device)
         with function.force_backprop_mode(), backend.using_device(device):
-            return _call_loss(self._master, in_arrays)
+            return _step.call_loss(self._master, in_arrays)
 
     def _start_workers(self):
         self._started = True
         master = self._master
-        self._layout = _param_layout(master)
+        self._layout = _multiprocess_worker.param_layout(master)
         n_workers = len(self._devices) - 1
         if n_workers == 0:
             return
-        size = max(_block_size(self._layout), 1)
+        size = max(_multiprocess_worker.block_size(self._layout), 1)
         ctx = _context()
         method = ctx.get_start_method()
         self._param_block = ctx.RawArray(ctypes.c_uint8, size)
-        self._param_views = _bind_views(master, self._param_block, self._layout)
+        self._param_views = _multiprocess_worker.bind_views(
+            master, self._param_block, self._layout
+        )
         # Gradients stay out of the pickled model (spawn) and the workers.
         grads = [(p, p.grad) for p in master.params()]
         master.cleargrads()
         try:
             for i in range(1, len(self._devices)):
                 grad_block = ctx.RawArray(ctypes.c_uint8, size)
-                self._grad_views.append(list(_views(grad_block, self._layout)))
+                self._grad_views.append(
+                    list(_multiprocess_worker.views(grad_block, self._layout))
+                )
                 conn, child_conn = ctx.Pipe()
                 proc = ctx.Process(
-                    target=_worker_main,
+                    target=_multiprocess_worker.main,
                     name=f"MultiprocessParallelUpdater-worker-{i}",
                     args=(
                         child_conn,
@@ -393,13 +380,13 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
     def _receive(self, i):
         conn = self._pipes[i - 1]
         proc = self._workers[i - 1]
-        while not conn.poll(_POLL_INTERVAL):
+        while not conn.poll(_multiprocess_worker.POLL_INTERVAL):
             if proc.exitcode is not None:
                 self._fail(i, _describe_exit(proc.exitcode))
         try:
             message = conn.recv()
         except (EOFError, OSError):
-            proc.join(_POLL_INTERVAL)
+            proc.join(_multiprocess_worker.POLL_INTERVAL)
             self._fail(i, _describe_exit(proc.exitcode))
         if message[0] == "error":
             self._fail(i, "it raised an exception:\n" + message[1])
@@ -444,85 +431,6 @@ def _stop_workers(workers, pipes):
         conn.close()
     workers.clear()
     pipes.clear()
-
-
-# -- worker process side ----------------------------------------------------
-def _worker_main(
-    conn, model, iterator, converter, device, layout, param_block, grad_block, ppid
-):
-    # Ctrl-C reaches the whole process group; the main process handles it and
-    # stops the workers, so that they do not die in the middle of a step.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        param_views = _bind_views(model, param_block, layout)
-        grad_views = _bind_views(model, grad_block, layout)
-        reporter = reporter_module.Reporter()
-        reporter.add_observer("main", model)
-        reporter.add_observers("main", model.namedlinks(skipself=True))
-        conn.send(("ready",))
-        while True:
-            if not conn.poll(_POLL_INTERVAL):
-                if os.getppid() != ppid:
-                    return  # the main process is gone
-                continue
-            message = conn.recv()
-            command = message[0]
-            if command == "step":
-                conn.send(
-                    _worker_step(
-                        model,
-                        iterator,
-                        converter,
-                        device,
-                        reporter,
-                        param_views,
-                        grad_views,
-                    )
-                )
-            elif command == "get_iterator":
-                state = npz.DictionarySerializer()
-                iterator.serialize(state)
-                conn.send(("iterator", state.target))
-            elif command == "set_iterator":
-                iterator.serialize(npz.NpzDeserializer(message[1]))
-                conn.send(("ok",))
-            else:  # "stop"
-                return
-    except BaseException:
-        try:
-            conn.send(("error", traceback.format_exc()))
-        except (BrokenPipeError, OSError):
-            pass
-    finally:
-        conn.close()
-        finalize = getattr(iterator, "finalize", None)
-        if finalize is not None:
-            finalize()
-
-
-def _worker_step(model, iterator, converter, device, reporter, param_views, grad_views):
-    for param, view in param_views:
-        numpy.copyto(param.array, view)
-    batch = iterator.next()
-    in_arrays = _convert(converter, batch, device)
-    with (
-        reporter.scope({}),
-        function.force_backprop_mode(),
-        backend.using_device(device),
-    ):
-        loss = _call_loss(model, in_arrays)
-    model.cleargrads()
-    loss.backward()
-    del loss
-    has_grad = []
-    for param, view in grad_views:
-        grad = param.grad
-        if grad is None:
-            has_grad.append(False)
-        else:
-            numpy.copyto(view, grad)
-            has_grad.append(True)
-    return ("grads", len(batch), has_grad)
 
 
 # -- helpers ----------------------------------------------------------------
@@ -633,64 +541,3 @@ def _check_dataset_lengths(iterators):
             "the datasets of all iterators must have the same length (the "
             f"main iterator's epochs stand for all of them); got lengths {lengths}"
         )
-
-
-def _param_layout(model):
-    layout = []
-    offset = 0
-    for path, param in sorted(model.namedparams()):
-        array = param.array
-        if array is None:
-            continue
-        if not isinstance(array, numpy.ndarray):
-            raise RuntimeError(
-                f"parameter {path!r} is not on the CPU ({type(array).__name__}); "
-                "MultiprocessParallelUpdater runs on CPU devices only"
-            )
-        offset = -(-offset // _ALIGN) * _ALIGN
-        layout.append((path, offset, array.shape, array.dtype.str))
-        offset += array.nbytes
-    return layout
-
-
-def _block_size(layout):
-    if not layout:
-        return 0
-    _, offset, shape, dtype = layout[-1]
-    return (
-        offset + int(numpy.prod(shape, dtype=numpy.int64)) * numpy.dtype(dtype).itemsize
-    )
-
-
-def _bind_views(model, block, layout):
-    # (parameter, its array's place in the shared block) pairs.
-    params = dict(model.namedparams())
-    views = _views(block, layout)
-    return [
-        (params[path], view) for (path, *_), view in zip(layout, views, strict=True)
-    ]
-
-
-def _views(block, layout):
-    buffer = numpy.frombuffer(block, dtype=numpy.uint8)
-    for _, offset, shape, dtype in layout:
-        dtype = numpy.dtype(dtype)
-        count = int(numpy.prod(shape, dtype=numpy.int64))
-        yield (
-            buffer[offset : offset + count * dtype.itemsize].view(dtype).reshape(shape)
-        )
-
-
-def _convert(converter, batch, device):
-    if isinstance(converter, convert.Converter):
-        return converter(batch, device)
-    # Old-style converters (plain functions) take -1 for the CPU.
-    return converter(batch, -1)
-
-
-def _call_loss(loss_func, in_arrays):
-    if isinstance(in_arrays, tuple):
-        return loss_func(*in_arrays)
-    if isinstance(in_arrays, dict):
-        return loss_func(**in_arrays)
-    return loss_func(in_arrays)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numpy
-
 from chainer import backend
 from chainer import function
 from chainer.dataset import convert
+from chainer.training.updaters import _step
 from chainer.training.updaters import standard_updater
 
 
@@ -154,14 +153,7 @@ class ParallelUpdater(standard_updater.StandardUpdater):
         optimizer = self.get_optimizer("main")
         master = optimizer.target
         iterator = self.get_iterator("main")
-        try:
-            batch = iterator.next()
-        except StopIteration:
-            raise RuntimeError(
-                "the main iterator is exhausted (StopIteration): a training "
-                "iterator must repeat (repeat=True), or the stop trigger must end "
-                "training within one sweep"
-            ) from None
+        batch = _step.next_batch(iterator)
         n = len(self._models)
         total = len(batch)
         if total < n:
@@ -180,9 +172,9 @@ class ParallelUpdater(standard_updater.StandardUpdater):
                     model.copyparams(master)
                 device = self._devices[name]
                 part = batch[i::n]
-                in_arrays = _convert(converter, part, device)
+                in_arrays = _step.convert_batch(converter, part, device)
                 with backend.using_device(device):
-                    loss = _call_loss(loss_func or model, in_arrays)
+                    loss = _step.call_loss(loss_func or model, in_arrays)
                 losses.append((loss, len(part) / total))
 
         # Forward passes may have initialized parameters lazily.
@@ -249,27 +241,6 @@ def _check_models(models, master):
             )
         seen.add(id(model))
     return dict(models)
-
-
-def _convert(converter, batch, device):
-    if isinstance(converter, convert.Converter):
-        return converter(batch, device)
-    # Old-style converters (plain functions) take Chainer's legacy device
-    # forms: -1 for the CPU, the id of a CUDA device, a Device otherwise.
-    if device.xp is numpy:
-        return converter(batch, -1)
-    name = getattr(device, "name", "")
-    if name.startswith("@cupy:"):
-        return converter(batch, int(name.split(":", 1)[1]))
-    return converter(batch, device)
-
-
-def _call_loss(loss_func, in_arrays):
-    if isinstance(in_arrays, tuple):
-        return loss_func(*in_arrays)
-    if isinstance(in_arrays, dict):
-        return loss_func(**in_arrays)
-    return loss_func(in_arrays)
 
 
 def _backward(loss, weight, loss_scale):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from chainer import backend
 from chainer.dataset import convert
 from chainer.training import updater as updater_module
+from chainer.training.updaters import _step
 
 
 def _as_named_dict(value, what):
@@ -13,19 +14,6 @@ def _as_named_dict(value, what):
             raise ValueError(f"the dict of {what}s is empty")
         return dict(value)
     return {"main": value}
-
-
-def _legacy_device_spec(device):
-    # What old-style converters (plain functions) expect: None, -1 for the
-    # CPU, the CUDA device id for CuPy, the Device object otherwise.
-    if device is None:
-        return None
-    if device.xp is backend.CpuDevice.xp:
-        return -1
-    name = getattr(device, "name", "")
-    if name.startswith("@cupy:"):
-        return int(name.split(":", 1)[1])
-    return device
 
 
 class StandardUpdater(updater_module.Updater):
@@ -235,20 +223,8 @@ class StandardUpdater(updater_module.Updater):
     def update_core(self):
         """Performs one update: reads a batch, converts it, updates."""
         iterator = self._iterators["main"]
-        try:
-            batch = iterator.next()
-        except StopIteration:
-            raise RuntimeError(
-                "the main iterator is exhausted (StopIteration): a training "
-                "iterator must repeat (repeat=True), or the stop trigger must end "
-                "training within one sweep"
-            ) from None
-        if hasattr(batch, "__len__") and len(batch) == 0:
-            raise ValueError(
-                f"the main iterator ({type(iterator).__name__}) returned an empty "
-                "batch; is the dataset empty?"
-            )
-        in_arrays = self._convert(batch)
+        batch = _step.next_batch(iterator)
+        in_arrays = _step.convert_batch(self.converter, batch, self._input_device)
 
         optimizer = self._optimizers["main"]
         loss_func = self.loss_func
@@ -263,13 +239,6 @@ class StandardUpdater(updater_module.Updater):
 
         if self.auto_new_epoch and iterator.is_new_epoch:
             optimizer.new_epoch(auto=True)
-
-    def _convert(self, batch):
-        converter = self.converter
-        device = self._input_device
-        if isinstance(converter, convert.Converter):
-            return converter(batch, device)
-        return converter(batch, _legacy_device_spec(device))
 
     def serialize(self, serializer):
         """Serializes the iterators, optimizers, models and iteration count.
