@@ -99,7 +99,12 @@ def test_unknown_name_lists_available_and_autoload_state():
 
 @pytest.mark.parametrize(
     "getter",
-    [plugins.get_function, plugins.get_link, plugins.get_extension],
+    [
+        plugins.get_function,
+        plugins.get_link,
+        plugins.get_extension,
+        plugins.get_dataset,
+    ],
 )
 def test_unknown_name_of_each_kind(getter):
     with pytest.raises(KeyError, match="no chainer plugin registers"):
@@ -138,10 +143,14 @@ def test_register_makes_every_kind_available(register):
     class MyDevice(backend.CpuDevice):
         name = "@mine"
 
+    def get_my_corpus():
+        return [1, 2, 3]
+
     plugin = _fake_plugin(
         register_functions={"my_op": my_op},
         register_links={"MyLink": MyLink},
         register_extensions={"MyExtension": MyExtension},
+        register_datasets={"get_my_corpus": get_my_corpus},
         register_backends={"mine": MyDevice},
     )
     name = register(plugin, name="mine")
@@ -149,6 +158,7 @@ def test_register_makes_every_kind_available(register):
     assert plugins.get_function("my_op") is my_op
     assert plugins.get_link("MyLink") is MyLink
     assert plugins.get_extension("MyExtension") is MyExtension
+    assert plugins.get_dataset("get_my_corpus") is get_my_corpus
     assert plugins.get_backend("mine") is MyDevice
     assert "my_op" in plugins.names("functions")
     (info,) = [i for i in plugins.list_plugins() if i.name == "mine"]
@@ -157,6 +167,7 @@ def test_register_makes_every_kind_available(register):
     assert info.registered["functions"] == ("my_op",)
     assert info.registered["links"] == ("MyLink",)
     assert info.registered["extensions"] == ("MyExtension",)
+    assert info.registered["datasets"] == ("get_my_corpus",)
     assert info.registered["backends"] == ("mine",)
     assert info.registered["kernels"] == ()
 

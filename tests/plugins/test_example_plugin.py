@@ -80,6 +80,7 @@ def test_autoload_registers_everything():
         y = link(numpy.ones((1, 2), numpy.float32))
         print(type(link).__name__, y.array.tolist())
         print(plugins.get_extension("ExampleExtension").__name__)
+        print([float(v) for v in plugins.get_dataset("get_example_squares")(3)[2]])
         device = chainer.get_device("@example")
         print(type(device).__name__, device.name, chainer.get_device("@example:3").name)
         (info,) = [i for i in plugins.list_plugins() if i.name == "example"]
@@ -92,10 +93,12 @@ def test_autoload_registers_everything():
     assert lines[1] == "['chainer_plugin_example', 'chainer_plugin_example.functions']"
     assert lines[2] == "ExampleScale [[3.0, 3.0]]"
     assert lines[3] == "ExampleExtension"
-    assert lines[4] == "ExampleDevice @example @example:3"
-    assert lines[5] == "chainer-plugin-example 0.1.0"
-    assert lines[6] == (
-        "{'backends': 1, 'functions': 1, 'links': 1, 'extensions': 1, 'kernels': 1}"
+    assert lines[4] == "[2.0, 4.0]"
+    assert lines[5] == "ExampleDevice @example @example:3"
+    assert lines[6] == "chainer-plugin-example 0.1.0"
+    assert lines[7] == (
+        "{'backends': 1, 'functions': 1, 'links': 1, 'extensions': 1, "
+        "'datasets': 1, 'kernels': 1}"
     )
 
 

@@ -24,6 +24,7 @@ def test_every_hookspec_is_documented_with_its_signature():
     specs = _specs()
     assert sorted(specs) == [
         "register_backends",
+        "register_datasets",
         "register_extensions",
         "register_functions",
         "register_kernels",

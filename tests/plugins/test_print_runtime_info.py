@@ -87,7 +87,8 @@ def test_shows_installed_plugin_versions_with_autoload():
     assert (
         "  example (chainer-plugin-example 0.1.0): backends: example; "
         "functions: example_square; links: ExampleScale; "
-        "extensions: ExampleExtension; kernels: ExampleSquare@numpy"
+        "extensions: ExampleExtension; datasets: get_example_squares; "
+        "kernels: ExampleSquare@numpy"
     ) in result.stdout
 
 

@@ -101,6 +101,19 @@ def register_extensions() -> dict[str, Any] | None:
     """
 
 
+@hookspec(firstresult=False, historic=False)
+def register_datasets() -> dict[str, Any] | None:
+    """Registers datasets and dataset getters, found as ``chainer.datasets.<name>``.
+
+    Takes no parameters. Called when the registry loads and after every
+    (un)registration.
+
+    :return: A dict from name (``'get_my_corpus'``, ``'MyDataset'``) to a
+        getter function or dataset class, or a ``"module:attr"`` string naming
+        it.
+    """
+
+
 # --------------------------------------------------------------------------
 # Kernels: faster implementations of existing FunctionNodes for one backend
 # --------------------------------------------------------------------------

@@ -11,12 +11,13 @@ from __future__ import annotations
 import importlib
 import re
 
-KINDS = ("backends", "functions", "links", "extensions", "kernels")
+KINDS = ("backends", "functions", "links", "extensions", "datasets", "kernels")
 SINGULAR = {
     "backends": "backend",
     "functions": "function",
     "links": "link",
     "extensions": "extension",
+    "datasets": "dataset",
     "kernels": "kernel",
 }
 LAZY_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")

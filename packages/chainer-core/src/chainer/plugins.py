@@ -3,8 +3,8 @@
 Distributions extend Chainer through entry points in the group
 ``chainer.plugins``; each entry point names a plugin module whose
 :data:`hookimpl`-marked functions (see :mod:`chainer._hookspecs`) return what
-the plugin provides: backends, functions, links, trainer extensions and kernel
-overrides. chainer-core registers its own plugin, ``chainer._core_plugin``,
+the plugin provides: backends, functions, links, trainer extensions, datasets
+and kernel overrides. chainer-core registers its own plugin, ``chainer._core_plugin``,
 the same way.
 
 Loading happens once, on the first call to :func:`ensure_loaded` or to any
@@ -42,6 +42,7 @@ __all__ = [
     "PluginInfo",
     "ensure_loaded",
     "get_backend",
+    "get_dataset",
     "get_extension",
     "get_function",
     "get_kernel",
@@ -84,9 +85,9 @@ class PluginInfo(NamedTuple):
         version (str or None): That distribution's version.
         hooks (tuple of str): The hooks the plugin implements.
         registered (dict): For each kind (``'backends'``, ``'functions'``,
-            ``'links'``, ``'extensions'``, ``'kernels'``), the sorted names the
-            plugin registered. Kernel names are ``(FunctionNode class,
-            backend name)`` pairs.
+            ``'links'``, ``'extensions'``, ``'datasets'``, ``'kernels'``), the
+            sorted names the plugin registered. Kernel names are
+            ``(FunctionNode class, backend name)`` pairs.
     """
 
     name: str
@@ -469,6 +470,21 @@ def get_extension(name: str):
     return _lookup("extensions", name)
 
 
+def get_dataset(name: str):
+    """Returns the dataset getter or class registered under ``name``.
+
+    Args:
+        name (str): The name, e.g. ``'get_my_corpus'``.
+
+    Returns:
+        callable: The registered getter function or dataset class.
+
+    Raises:
+        KeyError: No plugin registers that name.
+    """
+    return _lookup("datasets", name)
+
+
 def get_kernel(node_class, backend_name: str):
     """Returns the kernel override registered for a FunctionNode and a backend.
 
@@ -502,7 +518,8 @@ def names(kind: str) -> list:
 
     Args:
         kind (str): ``'backends'``, ``'functions'``, ``'links'``,
-            ``'extensions'`` or ``'kernels'`` (singular forms work too).
+            ``'extensions'``, ``'datasets'`` or ``'kernels'`` (singular forms
+            work too).
 
     Returns:
         list: The names; for kernels, ``(FunctionNode class, backend name)``

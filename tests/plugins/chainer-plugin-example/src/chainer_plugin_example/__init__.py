@@ -31,6 +31,14 @@ def register_extensions() -> dict[str, str]:
 
 
 @plugins.hookimpl
+def register_datasets() -> dict[str, str]:
+    """Registers ``get_example_squares``."""
+    return {
+        "get_example_squares": "chainer_plugin_example.datasets:get_example_squares"
+    }
+
+
+@plugins.hookimpl
 def register_backends() -> dict[str, str]:
     """Registers the ``'@example'`` backend."""
     return {"example": "chainer_plugin_example.device:ExampleDevice"}
