@@ -31,6 +31,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(PAYLOAD[:100])
             self.close_connection = True
             return
+        if self.path == "/not-http":
+            self.wfile.write(b"this is not an HTTP response\r\n\r\n")
+            self.close_connection = True
+            return
         body = self.files.get(self.path)
         if body is None:
             self.send_error(404)
@@ -190,6 +194,12 @@ def test_http_error_leaves_no_file(root, server):
 def test_truncated_download_leaves_no_file(root, server):
     with pytest.raises(OSError, match="incomplete"):
         dataset.cached_download(server.base + "/truncated")
+    assert _cache_files(root) == ["_dl_lock"]
+
+
+def test_bad_http_response_is_an_oserror_and_leaves_no_file(root, server):
+    with pytest.raises(OSError, match="bad HTTP response while downloading"):
+        dataset.cached_download(server.base + "/not-http")
     assert _cache_files(root) == ["_dl_lock"]
 
 

@@ -9,6 +9,7 @@ live in ``<root>/_dl_cache/<md5 of the URL>`` and are guarded by the lock file
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import shutil
 import sys
@@ -184,6 +185,10 @@ def _download(url, f, expected):
             e.close()
         e.add_note(f"while downloading {url}")
         raise
+    except http.client.HTTPException as e:
+        # A server that does not speak HTTP properly (a bad status line, a
+        # connection cut in the headers): a network error like the others.
+        raise OSError(f"bad HTTP response while downloading {url}: {e!r}") from e
     if length is not None and length.isdigit() and received != int(length):
         raise OSError(
             f"download of {url} is incomplete: got {received} of {length} bytes"
