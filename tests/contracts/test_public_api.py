@@ -55,6 +55,9 @@ TRAINING_NAMESPACES = [
     "chainer.iterators",
 ]
 
+# Namespaces owned by chainer-datasets (checked when it is installed).
+DATASETS_NAMESPACES = ["chainer.datasets"]
+
 # Names another distribution provides (reached lazily from core's namespace).
 OWNED_ELSEWHERE = {
     ("chainer", "Distribution"),
@@ -135,6 +138,8 @@ def _entries():
     namespaces = list(CORE_NAMESPACES)
     if importlib.util.find_spec("chainer.training") is not None:
         namespaces += TRAINING_NAMESPACES
+    if importlib.util.find_spec("chainer.datasets") is not None:
+        namespaces += DATASETS_NAMESPACES
     for ns in namespaces:
         for name, kind, rest in sections.get(ns, []):
             if name in IGNORED or (ns, name) in OWNED_ELSEWHERE | NOT_TARGETS:

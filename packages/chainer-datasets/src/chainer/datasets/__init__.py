@@ -1,0 +1,68 @@
+"""Dataset classes and getters (provided by the ``chainer-datasets`` distribution).
+
+Names are resolved at first use, so ``import chainer.datasets`` imports no
+dataset module. A name that is not built in is looked up among the datasets
+that plugins register through the ``chainer.plugins`` entry point.
+"""
+
+import importlib
+
+_NAMES = {
+    "ConcatenatedDataset": "concatenated_dataset",
+    "DictDataset": "dict_dataset",
+    "ImageDataset": "image_dataset",
+    "LabeledImageDataset": "image_dataset",
+    "LabeledZippedImageDataset": "image_dataset",
+    "MultiZippedImageDataset": "image_dataset",
+    "ZippedImageDataset": "image_dataset",
+    "PickleDataset": "pickle_dataset",
+    "PickleDatasetWriter": "pickle_dataset",
+    "open_pickle_dataset": "pickle_dataset",
+    "open_pickle_dataset_writer": "pickle_dataset",
+    "SubDataset": "sub_dataset",
+    "get_cross_validation_datasets": "sub_dataset",
+    "get_cross_validation_datasets_random": "sub_dataset",
+    "split_dataset": "sub_dataset",
+    "split_dataset_n": "sub_dataset",
+    "split_dataset_n_random": "sub_dataset",
+    "split_dataset_random": "sub_dataset",
+    "TextDataset": "text_dataset",
+    "TransformDataset": "transform_dataset",
+    "TupleDataset": "tuple_dataset",
+    "get_cifar10": "cifar",
+    "get_cifar100": "cifar",
+    "get_fashion_mnist": "fashion_mnist",
+    "get_fashion_mnist_labels": "fashion_mnist",
+    "get_kuzushiji_mnist": "kuzushiji_mnist",
+    "get_kuzushiji_mnist_labels": "kuzushiji_mnist",
+    "get_mnist": "mnist",
+    "get_ptb_words": "ptb",
+    "get_ptb_words_vocabulary": "ptb",
+    "get_svhn": "svhn",
+}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name):
+    module = _NAMES.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from chainer import plugins
+
+    try:
+        return plugins.get_dataset(name)
+    except KeyError:
+        raise AttributeError(
+            f"module 'chainer.datasets' has no attribute {name!r}"
+        ) from None
+
+
+def __dir__():
+    from chainer import plugins
+
+    return sorted(set(globals()) | set(_NAMES) | set(plugins.names("datasets")))
