@@ -53,3 +53,24 @@ def _seed_numpy_random(request):
     # whatever ran before it. Chainer's initializers and datasets draw from the
     # legacy global RNG, so that is the one to seed.
     numpy.random.seed(zlib.crc32(request.node.nodeid.encode()))
+
+
+@pytest.fixture(autouse=True)
+def _cuda_plugin_for_gpu_tests(request):
+    # Autoloading is off, so a test marked gpu (which only runs where CUDA is
+    # usable) gets chainer-cuda's plugin registered for its duration, the way
+    # an installed chainer-cuda is registered through its entry point.
+    if request.node.get_closest_marker("gpu") is None:
+        yield
+        return
+    from chainer import plugins
+
+    if "cupy" in plugins.names("backends"):
+        yield
+        return
+    plugin = importlib.import_module("chainer_cuda._plugin")
+    plugins.register(plugin, name="cuda")
+    try:
+        yield
+    finally:
+        plugins.unregister("cuda")

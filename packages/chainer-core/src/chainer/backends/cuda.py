@@ -263,3 +263,6 @@ if importlib.util.find_spec("chainer_cuda") is not None:  # pragma: no cover - G
         globals().update(
             {k: v for k, v in vars(_impl).items() if not k.startswith("__")}
         )
+    elif getattr(_impl, "unavailable_reason", None):
+        # chainer-cuda knows what exactly is missing (CuPy, or a driver/GPU).
+        _INSTALL_HINT = _impl.unavailable_reason

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy
+
 from chainer import backend
 
 
@@ -145,6 +147,9 @@ def window_view(x, ksize, stride, out_size, dilate=None):
         + tuple(a * d for a, d in zip(st, dilate, strict=True))
     )
     shape = x.shape[:2] + tuple(out_size) + tuple(ksize)
+    if xp is not numpy:
+        # CuPy's as_strided has no ``writeable`` flag; its views stay writable.
+        return xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
     return xp.lib.stride_tricks.as_strided(
         x, shape=shape, strides=strides, writeable=False
     )

@@ -22,7 +22,8 @@ def _row_offsets(xp, n, k, dtype):
     # that adding the labels is a same-type op) unless n * k overflows it.
     # Cached per shape on NumPy: iinfo and arange cost more than the op.
     key = (n, k, dtype)
-    offsets = _offsets.get(key)
+    # The cache holds NumPy arrays only: a CuPy call must not get one.
+    offsets = _offsets.get(key) if xp is numpy else None
     if offsets is None:
         if n * k > numpy.iinfo(dtype).max:
             dtype = numpy.intp
