@@ -331,6 +331,88 @@ def test_kernel_is_published_used_and_withdrawn(register):
     numpy.testing.assert_array_equal(y.array, numpy.full(3, 2, numpy.float32))
 
 
+class _FakeArray:
+    """An array type of the fake '@fakekern' backend (wraps a NumPy array)."""
+
+    def __init__(self, data):
+        self.data = data
+
+
+class _FakeKernelDevice(backend.Device):
+    xp = numpy
+    name = "@fakekern"
+    supported_array_types = (_FakeArray,)
+
+    @staticmethod
+    def from_array(array):
+        return _FakeKernelDevice() if isinstance(array, _FakeArray) else None
+
+    def __init__(self):
+        self.entered = 0
+
+    def __enter__(self):
+        self.entered += 1
+        return super().__enter__()
+
+
+class _AddOneRule(chainer.optimizer.UpdateRule):
+    def update_core_cpu(self, param):
+        xp = numpy
+        data = param.array.data if isinstance(param.array, _FakeArray) else param.array
+        data += xp.ones_like(data)
+
+
+def test_update_rule_kernel_override_on_device_branch(register):
+    calls = []
+
+    def kernel(rule, param):
+        calls.append((rule, param))
+        param.array.data *= 10
+
+    register(
+        _fake_plugin(
+            register_backends={"fakekern": _FakeKernelDevice},
+            register_kernels={(_AddOneRule, "fakekern"): kernel},
+        ),
+        name="rule_kernels",
+    )
+    rule = _AddOneRule()
+    device = _FakeKernelDevice()
+    param = types.SimpleNamespace(array=_FakeArray(numpy.ones(2)), device=device)
+    rule.update_core(param)
+    assert calls == [(rule, param)]
+    numpy.testing.assert_array_equal(param.array.data, [10, 10])
+    # The kernel runs with the parameter's device made current.
+    assert device.entered == 1
+
+    # A subclass is a different rule: no override, update_core_gpu runs.
+    class Sub(_AddOneRule):
+        pass
+
+    sub_param = types.SimpleNamespace(array=_FakeArray(numpy.ones(2)), device=device)
+    Sub().update_core(sub_param)
+    numpy.testing.assert_array_equal(sub_param.array.data, [2, 2])
+    assert len(calls) == 1
+
+    plugins.unregister("rule_kernels")
+    rule.update_core(param)
+    numpy.testing.assert_array_equal(param.array.data, [11, 11])
+    assert len(calls) == 1
+
+
+def test_update_rule_numpy_branch_ignores_kernels(register):
+    def kernel(rule, param):
+        raise AssertionError("the NumPy branch must not consult kernel overrides")
+
+    register(
+        _fake_plugin(register_kernels={(_AddOneRule, "numpy"): kernel}),
+        name="numpy_rule_kernel",
+    )
+    param = chainer.Variable(numpy.zeros(2), grad=numpy.zeros(2))
+    _AddOneRule().update_core(param)
+    numpy.testing.assert_array_equal(param.array, [1, 1])
+
+
 def test_lazy_kernel_and_string_node_class(register, tmp_path, monkeypatch):
     module_name = f"lazy_kernels_{next(_counter)}"
     (tmp_path / f"{module_name}.py").write_text(

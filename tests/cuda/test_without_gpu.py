@@ -153,7 +153,36 @@ def test_import_does_not_touch_cupy():
 def test_plugin_is_listed():
     (info,) = [p for p in plugins.list_plugins() if p.name == "cuda"]
     assert info.registered["backends"] == ("cupy",)
-    assert info.hooks == ("register_backends",)
+    assert info.hooks == ("register_backends", "register_kernels")
+    # Fused kernels: 6 activation nodes, LSTM and LSTMGrad, 7 update rules.
+    assert len(info.registered["kernels"]) == 15
+    assert all(backend_name == "cupy" for _, backend_name in info.registered["kernels"])
+
+
+def test_kernel_table_names_existing_classes_and_kernels():
+    import ast
+    import importlib
+    import importlib.util
+
+    from chainer import function_node
+    from chainer import optimizer
+    from chainer_cuda import _plugin
+
+    table = _plugin.register_kernels()
+    assert len(table) == 15
+    for (node_ref, backend_name), kernel_ref in table.items():
+        assert backend_name == "cupy"
+        module_name, _, class_name = node_ref.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        assert issubclass(cls, (function_node.FunctionNode, optimizer.UpdateRule))
+        # The kernel modules import CuPy: check the function exists without
+        # importing them.
+        module_name, _, func_name = kernel_ref.partition(":")
+        spec = importlib.util.find_spec(module_name)
+        with open(spec.origin) as f:
+            tree = ast.parse(f.read())
+        functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert func_name in functions, kernel_ref
 
 
 def test_plugin_is_listed_from_entry_point():

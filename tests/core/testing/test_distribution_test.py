@@ -6,6 +6,7 @@ import numpy
 import pytest
 
 import chainer
+from chainer import backend
 from chainer import testing
 
 scipy_special = pytest.importorskip("scipy.special")
@@ -16,11 +17,25 @@ def _a(x):
 
 
 def _v(x):
-    return chainer.Variable(numpy.asarray(x, numpy.float32))
+    # Keeps the array on its device (NumPy or CuPy) as float32.
+    xp = backend.get_array_module(x)
+    return chainer.Variable(xp.asarray(x, dtype=xp.float32))
+
+
+def _special(fn, z):
+    # SciPy's special functions take NumPy arrays: compute on the CPU and
+    # send the result back to the device of ``z``.
+    device = backend.get_device_from_array(z)
+    result = numpy.asarray(fn(backend.CpuDevice().send(z)), dtype=numpy.float32)
+    return device.send(result)
 
 
 class _FakeNormal:
-    """A NumPy normal distribution with Chainer's Distribution interface."""
+    """A normal distribution with Chainer's Distribution interface.
+
+    It is written against the array module of its parameters, so the GPU
+    variants of the tests run it on CuPy arrays.
+    """
 
     mean_shift = 0.0
 
@@ -28,45 +43,52 @@ class _FakeNormal:
         self.loc = _a(loc)
         self.scale = _a(scale)
 
+    @property
+    def xp(self):
+        return backend.get_array_module(self.loc)
+
     batch_shape = property(lambda self: self.loc.shape)
     event_shape = property(lambda self: ())
     support = property(lambda self: "real")
     mean = property(lambda self: _v(self.loc + self.mean_shift))
     variance = property(lambda self: _v(self.scale**2))
     stddev = property(lambda self: _v(self.scale))
-    entropy = property(
-        lambda self: _v(0.5 * numpy.log(2 * numpy.pi * numpy.e * self.scale**2))
-    )
+
+    @property
+    def entropy(self):
+        xp = self.xp
+        return _v(0.5 * xp.log(2 * numpy.pi * numpy.e * self.scale**2))
 
     def _z(self, x):
-        return (x - self.loc) / self.scale
+        return (_a(x) - self.loc) / self.scale
 
     def log_prob(self, x):
+        xp = self.xp
         return _v(
-            -0.5 * self._z(x) ** 2 - numpy.log(self.scale * numpy.sqrt(2 * numpy.pi))
+            -0.5 * self._z(x) ** 2 - xp.log(self.scale * numpy.sqrt(2 * numpy.pi))
         )
 
     def prob(self, x):
-        return _v(numpy.exp(_a(self.log_prob(x))))
+        return _v(self.xp.exp(_a(self.log_prob(x))))
 
     def cdf(self, x):
-        return _v(scipy_special.ndtr(self._z(x)))
+        return _v(_special(scipy_special.ndtr, self._z(x)))
 
     def log_cdf(self, x):
-        return _v(scipy_special.log_ndtr(self._z(x)))
+        return _v(_special(scipy_special.log_ndtr, self._z(x)))
 
     def survival_function(self, x):
-        return _v(scipy_special.ndtr(-self._z(x)))
+        return _v(_special(scipy_special.ndtr, -self._z(x)))
 
     def log_survival_function(self, x):
-        return _v(scipy_special.log_ndtr(-self._z(x)))
+        return _v(_special(scipy_special.log_ndtr, -self._z(x)))
 
     def icdf(self, p):
-        return _v(self.loc + self.scale * scipy_special.ndtri(p))
+        return _v(self.loc + self.scale * _special(scipy_special.ndtri, _a(p)))
 
     def sample(self, sample_shape=()):
         shape = tuple(sample_shape) + self.loc.shape
-        return _v(self.loc + self.scale * numpy.random.standard_normal(shape))
+        return _v(self.loc + self.scale * self.xp.random.standard_normal(shape))
 
 
 class _ShiftedNormal(_FakeNormal):

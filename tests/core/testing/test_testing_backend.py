@@ -13,7 +13,11 @@ from chainer import testing
 class TestInjected(unittest.TestCase):
     def test_device(self, backend_config):
         assert isinstance(backend_config, testing.BackendConfig)
-        assert backend_config.device == backend.CpuDevice()
+        if backend_config.use_cuda:
+            expected = backend.get_device("@cupy:0")
+        else:
+            expected = backend.CpuDevice()
+        assert backend_config.device == expected
         with backend_config:
             assert chainer.config.use_cudnn == "never"
 

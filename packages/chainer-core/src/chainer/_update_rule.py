@@ -8,6 +8,7 @@ from typing import Any
 import numpy
 
 from chainer import backend
+from chainer import function_node
 from chainer import serializer as serializer_module
 from chainer import variable
 
@@ -273,7 +274,9 @@ class UpdateRule:
 
         NumPy parameters go to :meth:`update_core_cpu`; parameters of other
         backends (CuPy...) go to :meth:`update_core_gpu` with their device
-        made current.
+        made current, unless a plugin registered a kernel override for
+        ``(type(self), backend name)`` (see ``register_kernels``): then
+        ``kernel(self, param)`` does the update instead.
 
         Args:
             param (~chainer.Variable): Variable to be updated.
@@ -281,9 +284,17 @@ class UpdateRule:
         array = param.array
         if type(array) is numpy.ndarray or isinstance(array, numpy.ndarray):
             self.update_core_cpu(param)
-        else:
-            with param.device:
+            return
+        kernel = None
+        if function_node._kernel_overrides:
+            kernel = function_node._kernel_overrides.get(
+                (type(self), function_node._backend_name(array))
+            )
+        with param.device:
+            if kernel is None:
                 self.update_core_gpu(param)
+            else:
+                kernel(self, param)
 
     def update_core_cpu(self, param):
         """Updates a parameter held in a NumPy array.

@@ -20,3 +20,47 @@ def register_backends() -> dict[str, str]:
         dict: ``{'cupy': 'chainer_cuda._device:GpuDevice'}``.
     """
     return {"cupy": "chainer_cuda._device:GpuDevice"}
+
+
+_ACTIVATION = "chainer.functions.activation"
+_OPTIMIZERS = "chainer.optimizers"
+_KERNELS = "chainer_cuda._kernels"
+
+# (catalogue class, kernel), both as 'module:attr' strings: nothing is imported
+# until the registry resolves the keys, and a missing chainer-links only drops
+# the activation and LSTM entries.
+_KERNEL_TABLE = (
+    (f"{_ACTIVATION}.relu:ReLU", f"{_KERNELS}.activation:relu"),
+    (f"{_ACTIVATION}.relu:ReLUGrad", f"{_KERNELS}.activation:relu_grad"),
+    (f"{_ACTIVATION}.sigmoid:Sigmoid", f"{_KERNELS}.activation:sigmoid"),
+    (f"{_ACTIVATION}.tanh:Tanh", f"{_KERNELS}.activation:tanh"),
+    (f"{_ACTIVATION}.clipped_relu:ClippedReLU", f"{_KERNELS}.activation:clipped_relu"),
+    (f"{_ACTIVATION}.leaky_relu:LeakyReLU", f"{_KERNELS}.activation:leaky_relu"),
+    (f"{_ACTIVATION}.lstm:LSTM", f"{_KERNELS}.lstm:lstm_forward"),
+    (f"{_ACTIVATION}.lstm:LSTMGrad", f"{_KERNELS}.lstm:lstm_backward"),
+    (f"{_OPTIMIZERS}.sgd:SGDRule", f"{_KERNELS}.optimizers:sgd"),
+    (
+        f"{_OPTIMIZERS}.momentum_sgd:MomentumSGDRule",
+        f"{_KERNELS}.optimizers:momentum_sgd",
+    ),
+    (f"{_OPTIMIZERS}.nesterov_ag:NesterovAGRule", f"{_KERNELS}.optimizers:nesterov_ag"),
+    (f"{_OPTIMIZERS}.adam:AdamRule", f"{_KERNELS}.optimizers:adam"),
+    (f"{_OPTIMIZERS}.rmsprop:RMSpropRule", f"{_KERNELS}.optimizers:rmsprop"),
+    (f"{_OPTIMIZERS}.ada_grad:AdaGradRule", f"{_KERNELS}.optimizers:ada_grad"),
+    (f"{_OPTIMIZERS}.ada_delta:AdaDeltaRule", f"{_KERNELS}.optimizers:ada_delta"),
+)
+
+
+@plugins.hookimpl
+def register_kernels() -> dict[tuple[str, str], str]:
+    """Registers chainer-cuda's fused kernels for CuPy arrays.
+
+    Keys name the catalogue FunctionNode or optimizer update rule class as a
+    ``'module:Class'`` string (so that a missing chainer-links skips its
+    entries); values name the kernels in ``chainer_cuda._kernels``, imported
+    (with CuPy) on their first call.
+
+    Returns:
+        dict: ``{('module:Class', 'cupy'): 'chainer_cuda._kernels.x:kernel'}``.
+    """
+    return {(node, "cupy"): kernel for node, kernel in _KERNEL_TABLE}

@@ -1,0 +1,152 @@
+"""Compile-only checks of chainer-cuda's kernel sources with NVRTC (no GPU).
+
+Every ``KernelSource`` in ``chainer_cuda._kernels.sources`` is wrapped in a
+standalone CUDA translation unit that gives its body what a
+``cupy.ElementwiseKernel`` gives it (``T``, ``i``, ``_ind.size()``, element
+references for plain parameters, pointers for ``raw`` ones, scalars) and
+compiled with NVRTC for float32 and float64. NVRTC needs no GPU or driver,
+only its library: CI installs ``cupy-cuda12x nvidia-cuda-nvrtc-cu12``. Without
+them the tests are skipped with the reason. float16 is not compiled here (it
+needs CuPy's float16 class and CUDA's ``cuda_fp16.h``); the gpu tests run it.
+"""
+
+import pytest
+
+from chainer_cuda._kernels import sources
+
+_SCALAR_TYPES = {
+    "int32": "int",
+    "int64": "long long",
+    "bool": "bool",
+    "float32": "float",
+    "float64": "double",
+}
+# compute_75 is the oldest architecture that NVRTC 12 and 13 both accept.
+_OPTIONS = ["-arch=compute_75", "--std=c++17"]
+
+
+def _nvrtc():
+    try:
+        from cupy_backends.cuda.libs import nvrtc
+    except Exception as exc:  # ImportError, or a CuPy build error
+        pytest.skip(
+            "CuPy's NVRTC bindings cannot be imported "
+            f"({type(exc).__name__}: {exc}); pip install cupy-cuda12x "
+            "nvidia-cuda-nvrtc-cu12 to run the compile-only kernel tests"
+        )
+    try:
+        nvrtc.getVersion()
+    except Exception as exc:  # the libnvrtc shared library is missing
+        pytest.skip(
+            f"the NVRTC library cannot be loaded ({type(exc).__name__}: {exc}); "
+            "pip install nvidia-cuda-nvrtc-cu12"
+        )
+    return nvrtc
+
+
+def _parse(params):
+    parsed = []
+    for param in params.split(","):
+        words = param.split()
+        raw = words[0] == "raw"
+        if raw:
+            words = words[1:]
+        type_name, name = words
+        parsed.append((raw, type_name, name))
+    return parsed
+
+
+def _c_type(type_name):
+    return "T" if type_name == "T" else _SCALAR_TYPES[type_name]
+
+
+def standalone_source(source, ctype):
+    """Wraps a kernel body the way cupy.ElementwiseKernel does, for NVRTC.
+
+    Args:
+        source (KernelSource): The kernel.
+        ctype (str): C type bound to ``T`` (``'float'`` or ``'double'``).
+
+    Returns:
+        str: A complete CUDA translation unit.
+    """
+    ins = _parse(source.in_params)
+    outs = _parse(source.out_params)
+    arguments = []
+    loads = []
+    for is_out, params in ((False, ins), (True, outs)):
+        for raw, type_name, name in params:
+            c_type = _c_type(type_name)
+            const = "" if is_out else "const "
+            # T is the only array type of these kernels; other types (int32
+            # flags) and the listed hyperparameters are scalars.
+            is_array = type_name == "T" and name not in source.scalars
+            if raw:
+                arguments.append(f"{const}{c_type}* {name}")
+            elif is_array:
+                arguments.append(f"{const}{c_type}* _p_{name}")
+                if is_out:
+                    loads.append(f"{c_type}& {name} = _p_{name}[i];")
+                else:
+                    loads.append(f"const {c_type} {name} = _p_{name}[i];")
+            else:
+                arguments.append(f"const {c_type} {name}")
+    loads_code = "\n    ".join(loads)
+    return f"""
+{source.preamble}
+typedef {ctype} T;
+struct chainer_cuda_indexer {{
+  ptrdiff_t n;
+  __device__ ptrdiff_t size() const {{ return n; }}
+}};
+extern "C" __global__ void {source.name}(
+    {", ".join(arguments)}, chainer_cuda_indexer _ind) {{
+  for (ptrdiff_t i = static_cast<ptrdiff_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < _ind.size(); i += static_cast<ptrdiff_t>(blockDim.x) * gridDim.x) {{
+    {loads_code}
+    {source.operation}
+  }}
+}}
+"""
+
+
+def _compile(nvrtc, code, name):
+    program = nvrtc.createProgram(code, f"{name}.cu", [], [])
+    try:
+        nvrtc.compileProgram(program, _OPTIONS)
+        return nvrtc.getPTX(program)
+    except nvrtc.NVRTCError as exc:
+        log = nvrtc.getProgramLog(program)
+        raise AssertionError(f"{name} does not compile: {exc}\n{log}\n{code}") from exc
+    finally:
+        nvrtc.destroyProgram(program)
+
+
+def test_every_kernel_is_listed():
+    listed = set(sources.KERNELS.values())
+    module_sources = {
+        value
+        for value in vars(sources).values()
+        if isinstance(value, sources.KernelSource)
+    }
+    assert module_sources == listed
+    assert len(listed) == 16
+
+
+@pytest.mark.parametrize("ctype", ["float", "double"])
+@pytest.mark.parametrize("name", sorted(sources.KERNELS))
+def test_kernel_source_compiles(name, ctype):
+    nvrtc = _nvrtc()
+    source = sources.KERNELS[name]
+    ptx = _compile(nvrtc, standalone_source(source, ctype), name)
+    assert f".entry {name}" in ptx.decode() if isinstance(ptx, bytes) else ptx
+
+
+def test_a_typo_fails_to_compile():
+    nvrtc = _nvrtc()
+    source = sources.RELU
+    broken = sources.KernelSource(
+        source.name, source.in_params, source.out_params, "y = x < (T)0 ? 0 : xx;"
+    )
+    with pytest.raises(AssertionError, match="does not compile"):
+        _compile(nvrtc, standalone_source(broken, "float"), broken.name)

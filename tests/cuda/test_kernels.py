@@ -1,0 +1,371 @@
+"""chainer-cuda's fused kernels against the array-module (xp) path, on a GPU.
+
+Every override registered by ``register_kernels`` is checked three ways:
+called directly against the node's own ``forward`` on the same CuPy arrays
+(same outputs, same retained inputs/outputs), through the graph on
+``@cupy:0`` against the CPU (forward, backward, double backward), and, for
+update rules, optimizer steps on GPU against the same steps on CPU. Each test
+also asserts that the override ran. Run with
+``python -m pytest -m gpu tests/cuda``.
+"""
+
+import numpy
+import pytest
+
+import chainer
+import chainer.functions as F
+import chainer.links as L
+from chainer import function_node
+from chainer import optimizers
+from chainer import plugins
+from chainer.backends import cuda
+from chainer.functions.activation import clipped_relu
+from chainer.functions.activation import leaky_relu
+from chainer.functions.activation import lstm
+from chainer.functions.activation import relu
+from chainer.functions.activation import sigmoid
+from chainer.functions.activation import tanh
+
+pytestmark = pytest.mark.gpu
+
+_TOL = {
+    numpy.float16: {"rtol": 5e-3, "atol": 5e-3},
+    numpy.float32: {"rtol": 1e-5, "atol": 1e-6},
+    numpy.float64: {"rtol": 1e-12, "atol": 1e-14},
+}
+_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _close(actual, expected, dtype, scale=1.0):
+    tol = {k: v * scale for k, v in _TOL[dtype].items()}
+    numpy.testing.assert_allclose(
+        cuda.to_cpu(actual).astype(numpy.float64),
+        cuda.to_cpu(expected).astype(numpy.float64),
+        **tol,
+    )
+
+
+@pytest.fixture
+def dev(gpu):
+    return chainer.get_device("@cupy:0")
+
+
+@pytest.fixture
+def count_kernel(monkeypatch, gpu):
+    """Wraps the registered kernel of a class so that its calls are counted."""
+
+    def wrap(cls):
+        key = (cls, "cupy")
+        assert key in function_node._kernel_overrides, key
+        kernel = plugins.get_kernel(cls, "cupy")
+        calls = []
+
+        def counting(*args):
+            calls.append(args)
+            return kernel(*args)
+
+        monkeypatch.setitem(function_node._kernel_overrides, key, counting)
+        return calls
+
+    return wrap
+
+
+def test_kernels_are_registered(gpu):
+    from chainer_cuda._kernels import activation
+    from chainer_cuda._kernels import optimizers as opt_kernels
+
+    assert plugins.get_kernel(relu.ReLU, "cupy") is activation.relu
+    assert plugins.get_kernel(optimizers.adam.AdamRule, "cupy") is opt_kernels.adam
+    assert len([k for k in plugins.names("kernels") if k[1] == "cupy"]) == 15
+
+
+# ---------------------------------------------------------------------------
+# Activations
+# ---------------------------------------------------------------------------
+
+_ACTIVATIONS = [
+    ("relu", relu.ReLU, F.relu, relu.ReLU),
+    ("sigmoid", sigmoid.Sigmoid, F.sigmoid, sigmoid.Sigmoid),
+    ("tanh", tanh.Tanh, F.tanh, tanh.Tanh),
+    (
+        "clipped_relu",
+        clipped_relu.ClippedReLU,
+        lambda x: F.clipped_relu(x, 0.75),
+        lambda: clipped_relu.ClippedReLU(0.75),
+    ),
+    (
+        "leaky_relu",
+        leaky_relu.LeakyReLU,
+        lambda x: F.leaky_relu(x, 0.2),
+        lambda: leaky_relu.LeakyReLU(0.2),
+    ),
+    (
+        "leaky_relu_zero_slope",
+        leaky_relu.LeakyReLU,
+        lambda x: F.leaky_relu(x, 0.0),
+        lambda: leaky_relu.LeakyReLU(0.0),
+    ),
+    (
+        "leaky_relu_negative_slope",
+        leaky_relu.LeakyReLU,
+        lambda x: F.leaky_relu(x, -0.3),
+        lambda: leaky_relu.LeakyReLU(-0.3),
+    ),
+]
+
+
+def _input(shape, dtype, seed=0):
+    rng = numpy.random.default_rng(seed)
+    x = rng.uniform(-2, 2, shape)
+    # Keep away from the kinks, where finite values of either side are fine
+    # but CPU and GPU may round to different sides.
+    x[numpy.abs(x) < 0.05] = 0.3
+    x[numpy.abs(x - 0.75) < 0.05] = 0.5
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    ("name", "cls", "func", "make"), _ACTIVATIONS, ids=[a[0] for a in _ACTIVATIONS]
+)
+def test_activation_kernel_matches_forward(gpu, name, cls, func, make, dtype):
+    x = gpu.asarray(_input((3, 4), dtype))
+    kernel = plugins.get_kernel(cls, "cupy")
+    node_k, node_f = make(), make()
+    out_k = kernel(node_k, (x,))
+    out_f = node_f.forward((x,))
+    assert type(out_k) is tuple
+    assert len(out_k) == len(out_f)
+    for a, b in zip(out_k, out_f, strict=True):
+        assert isinstance(a, gpu.ndarray)
+        assert a.dtype == b.dtype
+        assert a.shape == b.shape
+        _close(a, b, dtype)
+    assert node_k._input_indexes_to_retain == node_f._input_indexes_to_retain
+    assert node_k._output_indexes_to_retain == node_f._output_indexes_to_retain
+
+
+def _first_and_second_order(func, x_np, gy_np, ggx_np, device):
+    x = chainer.Variable(device.send(x_np))
+    y = func(x)
+    (gx,) = chainer.grad(
+        [y], [x], grad_outputs=[device.send(gy_np)], enable_double_backprop=True
+    )
+    (ggx,) = chainer.grad([gx], [x], grad_outputs=[device.send(ggx_np)])
+    ggx_array = None if ggx is None else ggx.array
+    return y.array, gx.array, ggx_array
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    ("name", "cls", "func", "make"), _ACTIVATIONS, ids=[a[0] for a in _ACTIVATIONS]
+)
+def test_activation_graph_on_gpu_matches_cpu(
+    dev, count_kernel, name, cls, func, make, dtype
+):
+    calls = count_kernel(cls)
+    grad_calls = count_kernel(relu.ReLUGrad) if cls is relu.ReLU else None
+    x = _input((2, 3, 4), dtype, seed=1)
+    gy = _input((2, 3, 4), dtype, seed=2)
+    ggx = _input((2, 3, 4), dtype, seed=3)
+    cpu = _first_and_second_order(func, x, gy, ggx, chainer.get_device("@numpy"))
+    assert calls == []
+    gpu_result = _first_and_second_order(func, x, gy, ggx, dev)
+    assert len(calls) == 1
+    if grad_calls is not None:
+        assert len(grad_calls) >= 1
+    for a, b in zip(gpu_result, cpu, strict=True):
+        if b is None:
+            assert a is None
+        else:
+            # float16: the GPU computes transcendental functions in float.
+            _close(a, b, dtype, scale=2.0)
+
+
+def test_relu_keeps_nan_like_maximum(gpu):
+    x = gpu.asarray(numpy.array([numpy.nan, -1.0, 2.0], numpy.float32))
+    (y,) = plugins.get_kernel(relu.ReLU, "cupy")(relu.ReLU(), (x,))
+    numpy.testing.assert_array_equal(cuda.to_cpu(y), [numpy.nan, 0.0, 2.0])
+
+
+def test_kernels_accept_non_contiguous_input(dev, count_kernel):
+    calls = count_kernel(sigmoid.Sigmoid)
+    x = _input((4, 6), numpy.float32).T
+    y_gpu = F.sigmoid(dev.send(x))
+    assert len(calls) == 1
+    _close(y_gpu.array, F.sigmoid(x).array, numpy.float32)
+
+
+# ---------------------------------------------------------------------------
+# LSTM
+# ---------------------------------------------------------------------------
+
+_LSTM_SHAPES = [
+    ((3, 4), (3, 16)),
+    ((5, 4), (3, 16)),  # batch of x smaller than the state's
+    ((3, 4, 2), (3, 16, 2)),  # trailing axes
+]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(("c_shape", "x_shape"), _LSTM_SHAPES)
+def test_lstm_kernels_match_forward(gpu, c_shape, x_shape, dtype):
+    c_prev = gpu.asarray(_input(c_shape, dtype, seed=4))
+    x = gpu.asarray(_input(x_shape, dtype, seed=5))
+    node_k, node_f = lstm.LSTM(), lstm.LSTM()
+    out_k = plugins.get_kernel(lstm.LSTM, "cupy")(node_k, (c_prev, x))
+    out_f = node_f.forward((c_prev, x))
+    for a, b in zip(out_k, out_f, strict=True):
+        assert a.shape == b.shape
+        assert a.dtype == b.dtype
+        _close(a, b, dtype)
+    _close(node_k._gates, node_f._gates, dtype)
+    _close(node_k._tanh_c, node_f._tanh_c, dtype)
+    assert node_k._gates.shape == node_f._gates.shape
+    assert node_k._input_indexes_to_retain == node_f._input_indexes_to_retain
+    assert node_k._output_indexes_to_retain == node_f._output_indexes_to_retain
+
+    c = out_f[0]
+    gc = gpu.asarray(_input(c_shape, dtype, seed=6))
+    gh = gpu.asarray(_input((x_shape[0], *c_shape[1:]), dtype, seed=7))
+    inputs = (c_prev, x, c, gc, gh)
+    grad_k = lstm.LSTMGrad(node_f._gates, node_f._tanh_c)
+    grad_f = lstm.LSTMGrad(node_f._gates, node_f._tanh_c)
+    out_k = plugins.get_kernel(lstm.LSTMGrad, "cupy")(grad_k, inputs)
+    out_f = grad_f.forward(inputs)
+    for a, b in zip(out_k, out_f, strict=True):
+        assert a.shape == b.shape
+        assert a.dtype == b.dtype
+        _close(a, b, dtype)
+    assert grad_k._input_indexes_to_retain == grad_f._input_indexes_to_retain
+
+
+def _lstm_grads(c_np, x_np, wc, wh, gg_c, gg_x, device):
+    c_prev = chainer.Variable(device.send(c_np))
+    x = chainer.Variable(device.send(x_np))
+    c, h = F.lstm(c_prev, x)
+    loss = F.sum(c * device.send(wc)) + F.sum(h * device.send(wh))
+    gc_prev, gx = chainer.grad([loss], [c_prev, x], enable_double_backprop=True)
+    second = F.sum(gc_prev * device.send(gg_c)) + F.sum(gx * device.send(gg_x))
+    ggc_prev, ggx = chainer.grad([second], [c_prev, x])
+    return [c.array, h.array, gc_prev.array, gx.array, ggc_prev.array, ggx.array]
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize(("c_shape", "x_shape"), _LSTM_SHAPES)
+def test_lstm_graph_on_gpu_matches_cpu(dev, count_kernel, c_shape, x_shape, dtype):
+    forward_calls = count_kernel(lstm.LSTM)
+    backward_calls = count_kernel(lstm.LSTMGrad)
+    h_shape = (x_shape[0], *c_shape[1:])
+    args = (
+        _input(c_shape, dtype, seed=8),
+        _input(x_shape, dtype, seed=9),
+        _input(c_shape, dtype, seed=10),
+        _input(h_shape, dtype, seed=11),
+        _input(c_shape, dtype, seed=12),
+        _input(x_shape, dtype, seed=13),
+    )
+    cpu = _lstm_grads(*args, chainer.get_device("@numpy"))
+    gpu_result = _lstm_grads(*args, dev)
+    for a, b in zip(gpu_result, cpu, strict=True):
+        _close(a, b, dtype, scale=10.0)
+    assert len(forward_calls) == 1
+    # The second grad reaches x and c_prev through c, the LSTM's output, so
+    # LSTM.backward (hence LSTMGrad) runs once per grad call.
+    assert len(backward_calls) == 2
+
+
+# ---------------------------------------------------------------------------
+# Optimizer update rules
+# ---------------------------------------------------------------------------
+
+_OPTIMIZERS = [
+    ("sgd", lambda: optimizers.SGD(lr=0.1)),
+    ("momentum_sgd", lambda: optimizers.MomentumSGD(lr=0.1, momentum=0.8)),
+    ("nesterov_ag", lambda: optimizers.NesterovAG(lr=0.1, momentum=0.8)),
+    ("adam", lambda: optimizers.Adam()),
+    ("adam_amsgrad", lambda: optimizers.Adam(amsgrad=True)),
+    ("adam_adabound", lambda: optimizers.Adam(adabound=True, final_lr=0.05)),
+    ("adam_amsbound", lambda: optimizers.Adam(amsgrad=True, adabound=True)),
+    (
+        "adam_decay_eta",
+        lambda: optimizers.Adam(alpha=0.01, weight_decay_rate=0.1, eta=0.5),
+    ),
+    ("rmsprop", lambda: optimizers.RMSprop(lr=0.01)),
+    ("rmsprop_eps_inside", lambda: optimizers.RMSprop(lr=0.01, eps_inside_sqrt=True)),
+    ("ada_grad", lambda: optimizers.AdaGrad(lr=0.01)),
+    ("ada_delta", lambda: optimizers.AdaDelta()),
+]
+
+
+def _run_steps(make_optimizer, device, dtype, steps=4):
+    model = L.Linear(3, 2)
+    rng = numpy.random.default_rng(0)
+    model.W.array[...] = rng.uniform(-1, 1, (2, 3))
+    model.b.array[...] = rng.uniform(-1, 1, 2)
+    for param in model.params():
+        param.array = param.array.astype(dtype)
+    model.to_device(device)
+    optimizer = make_optimizer()
+    optimizer.setup(model)
+    for _step in range(steps):
+        for param in model.params():
+            grad = rng.uniform(-1, 1, param.shape).astype(dtype)
+            param.grad = device.send(grad)
+        optimizer.update()
+    params = {name: p.array for name, p in model.namedparams()}
+    states = {
+        (name, key): value
+        for name, p in model.namedparams()
+        for key, value in p.update_rule.state.items()
+    }
+    return params, states
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize(("name", "make"), _OPTIMIZERS, ids=[o[0] for o in _OPTIMIZERS])
+def test_update_rule_kernel_matches_cpu(dev, count_kernel, name, make, dtype):
+    rule_class = type(make().create_update_rule())
+    calls = count_kernel(rule_class)
+    cpu_params, cpu_states = _run_steps(make, chainer.get_device("@numpy"), dtype)
+    assert calls == []
+    gpu_params, gpu_states = _run_steps(make, dev, dtype)
+    # Two parameters, four steps.
+    assert len(calls) == 8
+    assert set(gpu_states) == set(cpu_states)
+    for key, expected in cpu_params.items():
+        assert isinstance(gpu_params[key], dev.xp.ndarray)
+        _close(gpu_params[key], expected, dtype, scale=10.0)
+    for key, expected in cpu_states.items():
+        _close(gpu_states[key], expected, dtype, scale=10.0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: optimizers.SGD(lr=0.1),
+        lambda: optimizers.MomentumSGD(lr=0.1),
+        lambda: optimizers.Adam(eps=1e-3),
+        lambda: optimizers.AdaGrad(lr=0.01, eps=1e-3),
+    ],
+)
+def test_update_rule_kernel_float16(dev, make):
+    cpu_params, _ = _run_steps(make, chainer.get_device("@numpy"), numpy.float16)
+    gpu_params, _ = _run_steps(make, dev, numpy.float16)
+    for key, expected in cpu_params.items():
+        _close(gpu_params[key], expected, numpy.float16, scale=2.0)
+
+
+def test_update_rule_kernel_checks_eps(dev):
+    with pytest.raises(ValueError, match="too small"):
+        _run_steps(lambda: optimizers.Adam(), dev, numpy.float16, steps=1)
+
+
+def test_update_rule_kernel_skips_missing_grad(dev):
+    # GradientMethod.update reallocates cleared gradients as zeros, so the
+    # kernel is called directly with a parameter that has no gradient.
+    kernel = plugins.get_kernel(optimizers.sgd.SGDRule, "cupy")
+    param = chainer.Parameter(dev.xp.ones(3, dtype=numpy.float32))
+    rule = optimizers.SGD(lr=0.1).create_update_rule()
+    kernel(rule, param)
+    numpy.testing.assert_array_equal(cuda.to_cpu(param.array), numpy.ones(3))
