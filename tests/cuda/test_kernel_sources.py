@@ -57,7 +57,7 @@ def _parse(params):
 
 
 def _c_type(type_name):
-    return "T" if type_name == "T" else _SCALAR_TYPES[type_name]
+    return type_name if type_name in ("T", "U") else _SCALAR_TYPES[type_name]
 
 
 def standalone_source(source, ctype):
@@ -80,7 +80,7 @@ def standalone_source(source, ctype):
             const = "" if is_out else "const "
             # T is the only array type of these kernels; other types (int32
             # flags) and the listed hyperparameters are scalars.
-            is_array = type_name == "T" and name not in source.scalars
+            is_array = type_name in ("T", "U") and name not in source.scalars
             if raw:
                 arguments.append(f"{const}{c_type}* {name}")
             elif is_array:
@@ -95,6 +95,7 @@ def standalone_source(source, ctype):
     return f"""
 {source.preamble}
 typedef {ctype} T;
+typedef {ctype} U;
 struct chainer_cuda_indexer {{
   ptrdiff_t n;
   __device__ ptrdiff_t size() const {{ return n; }}
@@ -106,6 +107,46 @@ extern "C" __global__ void {source.name}(
     {loads_code}
     {source.operation}
   }}
+}}
+"""
+
+
+def standalone_reduction(source, ctype):
+    """Wraps a reduction's expressions in a serial CUDA kernel, for NVRTC.
+
+    Args:
+        source (ReductionSource): The reduction.
+        ctype (str): C type bound to ``T`` and ``U``.
+
+    Returns:
+        str: A complete CUDA translation unit.
+    """
+    arguments = []
+    loads = []
+    for _raw, type_name, name in _parse(source.in_params):
+        c_type = _c_type(type_name)
+        arguments.append(f"const {c_type}* _p_{name}")
+        loads.append(f"const {c_type} {name} = _p_{name}[i];")
+    ((_, out_type, out_name),) = _parse(source.out_params)
+    out_c = _c_type(out_type)
+    loads_code = "\n    ".join(loads)
+    return f"""
+{source.preamble}
+typedef {ctype} T;
+typedef {ctype} U;
+extern "C" __global__ void {source.name}(
+    {", ".join(arguments)}, {out_c}* _p_{out_name}, long long n) {{
+  typedef {out_c} _type_reduce;
+  _type_reduce _acc = _type_reduce({source.identity});
+  for (long long i = 0; i < n; ++i) {{
+    {loads_code}
+    const _type_reduce a = _acc;
+    const _type_reduce b = {source.map_expr};
+    _acc = {source.reduce_expr};
+  }}
+  {out_c}& {out_name} = _p_{out_name}[0];
+  const _type_reduce a = _acc;
+  {source.post_map_expr};
 }}
 """
 
@@ -130,7 +171,14 @@ def test_every_kernel_is_listed():
         if isinstance(value, sources.KernelSource)
     }
     assert module_sources == listed
-    assert len(listed) == 16
+    assert len(listed) == 23
+    reductions = {
+        value
+        for value in vars(sources).values()
+        if isinstance(value, sources.ReductionSource)
+    }
+    assert reductions == set(sources.REDUCTIONS.values())
+    assert len(reductions) == 2
 
 
 @pytest.mark.parametrize("ctype", ["float", "double"])
@@ -139,6 +187,15 @@ def test_kernel_source_compiles(name, ctype):
     nvrtc = _nvrtc()
     source = sources.KERNELS[name]
     ptx = _compile(nvrtc, standalone_source(source, ctype), name)
+    assert f".entry {name}" in ptx.decode() if isinstance(ptx, bytes) else ptx
+
+
+@pytest.mark.parametrize("ctype", ["float", "double"])
+@pytest.mark.parametrize("name", sorted(sources.REDUCTIONS))
+def test_reduction_source_compiles(name, ctype):
+    nvrtc = _nvrtc()
+    source = sources.REDUCTIONS[name]
+    ptx = _compile(nvrtc, standalone_reduction(source, ctype), name)
     assert f".entry {name}" in ptx.decode() if isinstance(ptx, bytes) else ptx
 
 

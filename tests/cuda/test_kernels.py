@@ -76,7 +76,7 @@ def test_kernels_are_registered(gpu):
 
     assert plugins.get_kernel(relu.ReLU, "cupy") is activation.relu
     assert plugins.get_kernel(optimizers.adam.AdamRule, "cupy") is opt_kernels.adam
-    assert len([k for k in plugins.names("kernels") if k[1] == "cupy"]) == 15
+    assert len([k for k in plugins.names("kernels") if k[1] == "cupy"]) == 22
 
 
 # ---------------------------------------------------------------------------
@@ -369,3 +369,214 @@ def test_update_rule_kernel_skips_missing_grad(dev):
     rule = optimizers.SGD(lr=0.1).create_update_rule()
     kernel(rule, param)
     numpy.testing.assert_array_equal(cuda.to_cpu(param.array), numpy.ones(3))
+
+
+# ---------------------------------------------------------------------------
+# Softmax family and batch normalization
+# ---------------------------------------------------------------------------
+
+
+def _state(node, names):
+    return {n: getattr(node, n) for n in names}
+
+
+def _check_same(out_k, out_f, dtype):
+    assert len(out_k) == len(out_f)
+    for a, b in zip(out_k, out_f, strict=True):
+        assert a.dtype == b.dtype
+        assert a.shape == b.shape
+        _close(a, b, dtype, scale=2.0)
+
+
+def _same_retained(node_k, node_f):
+    assert node_k._input_indexes_to_retain == node_f._input_indexes_to_retain
+    assert node_k._output_indexes_to_retain == node_f._output_indexes_to_retain
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_kernels_match_forward(gpu, name, axis, dtype):
+    from chainer.functions.activation import log_softmax
+    from chainer.functions.activation import softmax
+
+    cls = softmax.Softmax if name == "softmax" else log_softmax.LogSoftmax
+    x = gpu.asarray(_input((3, 5, 4), dtype))
+    node_k, node_f = cls(axis), cls(axis)
+    out_k = plugins.get_kernel(cls, "cupy")(node_k, (x,))
+    out_f = node_f.forward((x,))
+    _check_same(out_k, out_f, dtype)
+    _same_retained(node_k, node_f)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("axis", [1, -1])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_graph_on_gpu_matches_cpu(dev, count_kernel, name, axis, dtype):
+    from chainer.functions.activation import log_softmax
+    from chainer.functions.activation import softmax
+
+    cls = softmax.Softmax if name == "softmax" else log_softmax.LogSoftmax
+    f = getattr(F, name)
+    calls = count_kernel(cls)
+    x = _input((2, 3, 4), dtype, seed=1)
+    gy = _input((2, 3, 4), dtype, seed=2)
+    ggx = _input((2, 3, 4), dtype, seed=3)
+
+    def func(v):
+        return f(v, axis=axis)
+
+    cpu = _first_and_second_order(func, x, gy, ggx, chainer.get_device("@numpy"))
+    gpu_result = _first_and_second_order(func, x, gy, ggx, dev)
+    assert len(calls) >= 1
+    for a, b in zip(gpu_result, cpu, strict=True):
+        _close(a, b, dtype, scale=4.0)
+
+
+_SCE_STATE = ("y", "_labels", "_coeff", "_row_weight", "soft_target")
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("ignore", [False, True])
+@pytest.mark.parametrize("normalize", [True, False])
+def test_softmax_cross_entropy_kernel_matches_forward(gpu, ignore, normalize, dtype):
+    from chainer.functions.loss import softmax_cross_entropy as sce
+
+    x = gpu.asarray(_input((6, 5), dtype))
+    t = numpy.array([0, 4, 2, 1, 3, 2], numpy.int32)
+    if ignore:
+        t[[1, 4]] = -1
+    t = gpu.asarray(t)
+    node_k = sce.SoftmaxCrossEntropy(normalize=normalize)
+    node_f = sce.SoftmaxCrossEntropy(normalize=normalize)
+    out_k = plugins.get_kernel(sce.SoftmaxCrossEntropy, "cupy")(node_k, (x, t))
+    out_f = node_f.forward((x, t))
+    _check_same(out_k, out_f, dtype)
+    _same_retained(node_k, node_f)
+    for name in _SCE_STATE:
+        a, b = getattr(node_k, name), getattr(node_f, name)
+        if isinstance(b, gpu.ndarray):
+            assert a.dtype == b.dtype
+            _close(a, b, dtype, scale=2.0)
+        else:
+            assert a == b
+    # The gradient node's kernel against its own forward.
+    gy = gpu.asarray(numpy.array(0.7, dtype))
+    grad_k = sce._SoftmaxCrossEntropyGradNoDoubleBackprop(node_k, node_k.y, t)
+    grad_f = sce._SoftmaxCrossEntropyGradNoDoubleBackprop(node_f, node_f.y, t)
+    kernel = plugins.get_kernel(sce._SoftmaxCrossEntropyGradNoDoubleBackprop, "cupy")
+    _check_same(kernel(grad_k, (x, gy)), grad_f.forward((x, gy)), dtype)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"ignore_label": 2}, {"reduce": "no"}, {"cache_score": False}]
+)
+def test_softmax_cross_entropy_graph_on_gpu_matches_cpu(
+    dev, count_kernel, kwargs, dtype
+):
+    from chainer.functions.loss import softmax_cross_entropy as sce
+
+    calls = count_kernel(sce.SoftmaxCrossEntropy)
+    grad_calls = count_kernel(sce._SoftmaxCrossEntropyGradNoDoubleBackprop)
+    x_np = _input((4, 3), dtype)
+    t_np = numpy.array([0, 2, 1, 2], numpy.int32)
+    results = []
+    for device in (chainer.get_device("@numpy"), dev):
+        x = chainer.Variable(device.send(x_np))
+        loss = F.softmax_cross_entropy(x, device.send(t_np), **kwargs)
+        loss = F.sum(loss)
+        # A plain backward computes the gradient without the gradient node;
+        # asking for a graph of it goes through the node (and its kernel).
+        loss.backward(enable_double_backprop=True)
+        results.append((loss.array, x.grad))
+    assert len(calls) == 1
+    if not kwargs:
+        assert len(grad_calls) == 1
+    for a, b in zip(results[1], results[0], strict=True):
+        _close(a, b, dtype, scale=4.0)
+
+
+_BN_SHAPES = [((5, 3), None), ((4, 3, 2, 3), None), ((4, 3, 2), (0, 2)), ((6, 2, 3), 0)]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(("shape", "axis"), _BN_SHAPES)
+def test_batch_normalization_kernels_match_forward(gpu, shape, axis, dtype):
+    from chainer.functions.normalization import batch_normalization as bn
+
+    x = gpu.asarray(_input(shape, dtype))
+    if axis is None:
+        cshape = shape[1:2]
+    else:
+        ax = (axis,) if isinstance(axis, int) else axis
+        cshape = tuple(s for i, s in enumerate(shape) if i not in ax)
+    gamma = gpu.asarray(_input(cshape, dtype, seed=4))
+    beta = gpu.asarray(_input(cshape, dtype, seed=5))
+    stats = [gpu.zeros(cshape, dtype), gpu.ones(cshape, dtype)]
+    stats_f = [s.copy() for s in stats]
+    node_k = bn.BatchNormalization(mean=stats[0], var=stats[1], axis=axis)
+    node_f = bn.BatchNormalization(mean=stats_f[0], var=stats_f[1], axis=axis)
+    out_k = plugins.get_kernel(bn.BatchNormalization, "cupy")(node_k, (x, gamma, beta))
+    out_f = node_f.forward((x, gamma, beta))
+    _check_same(out_k, out_f, dtype)
+    _same_retained(node_k, node_f)
+    assert node_k.axis == node_f.axis
+    for a, b in [(node_k.mean, node_f.mean), (node_k.inv_std, node_f.inv_std)]:
+        assert a.dtype == b.dtype
+        _close(a, b, dtype)
+    for a, b in zip(stats, stats_f, strict=True):
+        _close(a, b, dtype)
+    # The gradient node.
+    gy = gpu.asarray(_input(shape, dtype, seed=6))
+    g_k = bn.BatchNormalizationGrad(node_k.axis, node_k.mean, node_k.inv_std)
+    g_f = bn.BatchNormalizationGrad(node_f.axis, node_f.mean, node_f.inv_std)
+    kernel = plugins.get_kernel(bn.BatchNormalizationGrad, "cupy")
+    _check_same(kernel(g_k, (x, gamma, gy)), g_f.forward((x, gamma, gy)), dtype)
+    _same_retained(g_k, g_f)
+    _close(g_k._ggamma, g_f._ggamma, dtype, scale=2.0)
+    _close(g_k._gbeta, g_f._gbeta, dtype, scale=2.0)
+    # Fixed batch normalization.
+    mean = gpu.asarray(_input(cshape, dtype, seed=7))
+    var = gpu.asarray(numpy.abs(_input(cshape, dtype, seed=8)) + 0.5).astype(dtype)
+    f_k = bn.FixedBatchNormalization(axis=axis)
+    f_f = bn.FixedBatchNormalization(axis=axis)
+    kernel = plugins.get_kernel(bn.FixedBatchNormalization, "cupy")
+    inputs = (x, gamma, beta, mean, var)
+    _check_same(kernel(f_k, inputs), f_f.forward(inputs), dtype)
+    _same_retained(f_k, f_f)
+    _close(f_k.inv_std, f_f.inv_std, dtype)
+    assert f_k._full == f_f._full
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("fixed", [False, True])
+def test_batch_normalization_graph_on_gpu_matches_cpu(dev, count_kernel, fixed, dtype):
+    from chainer.functions.normalization import batch_normalization as bn
+
+    cls = bn.FixedBatchNormalization if fixed else bn.BatchNormalization
+    calls = count_kernel(cls)
+    grad_calls = None if fixed else count_kernel(bn.BatchNormalizationGrad)
+    x_np = _input((4, 3, 2, 2), dtype)
+    params = [_input((3,), dtype, seed=s) for s in (4, 5, 6)]
+    params.append(numpy.abs(_input((3,), dtype, seed=7)) + dtype(0.5))
+    gy_np = _input((4, 3, 2, 2), dtype, seed=8)
+    results = []
+    for device in (chainer.get_device("@numpy"), dev):
+        x = chainer.Variable(device.send(x_np))
+        gamma = chainer.Variable(device.send(params[0]))
+        beta = chainer.Variable(device.send(params[1]))
+        if fixed:
+            y = F.fixed_batch_normalization(
+                x, gamma, beta, device.send(params[2]), device.send(params[3])
+            )
+        else:
+            y = F.batch_normalization(x, gamma, beta)
+        y.grad = device.send(gy_np)
+        y.backward()
+        results.append((y.array, x.grad, gamma.grad, beta.grad))
+    assert len(calls) == 1
+    if grad_calls is not None:
+        assert len(grad_calls) == 1
+    for a, b in zip(results[1], results[0], strict=True):
+        _close(a, b, dtype, scale=4.0)

@@ -155,7 +155,7 @@ def test_plugin_is_listed():
     assert info.registered["backends"] == ("cupy",)
     assert info.hooks == ("register_backends", "register_kernels")
     # Fused kernels: 6 activation nodes, LSTM and LSTMGrad, 7 update rules.
-    assert len(info.registered["kernels"]) == 15
+    assert len(info.registered["kernels"]) == 22
     assert all(backend_name == "cupy" for _, backend_name in info.registered["kernels"])
 
 
@@ -169,7 +169,7 @@ def test_kernel_table_names_existing_classes_and_kernels():
     from chainer_cuda import _plugin
 
     table = _plugin.register_kernels()
-    assert len(table) == 15
+    assert len(table) == 22
     for (node_ref, backend_name), kernel_ref in table.items():
         assert backend_name == "cupy"
         module_name, _, class_name = node_ref.partition(":")

@@ -24,6 +24,8 @@ def register_backends() -> dict[str, str]:
 
 _ACTIVATION = "chainer.functions.activation"
 _OPTIMIZERS = "chainer.optimizers"
+_SCE = "chainer.functions.loss.softmax_cross_entropy"
+_BN = "chainer.functions.normalization.batch_normalization"
 _KERNELS = "chainer_cuda._kernels"
 
 # (catalogue class, kernel), both as 'module:attr' strings: nothing is imported
@@ -38,6 +40,22 @@ _KERNEL_TABLE = (
     (f"{_ACTIVATION}.leaky_relu:LeakyReLU", f"{_KERNELS}.activation:leaky_relu"),
     (f"{_ACTIVATION}.lstm:LSTM", f"{_KERNELS}.lstm:lstm_forward"),
     (f"{_ACTIVATION}.lstm:LSTMGrad", f"{_KERNELS}.lstm:lstm_backward"),
+    (f"{_ACTIVATION}.softmax:Softmax", f"{_KERNELS}.softmax:softmax"),
+    (f"{_ACTIVATION}.log_softmax:LogSoftmax", f"{_KERNELS}.softmax:log_softmax"),
+    (f"{_SCE}:SoftmaxCrossEntropy", f"{_KERNELS}.softmax:softmax_cross_entropy"),
+    (
+        f"{_SCE}:_SoftmaxCrossEntropyGradNoDoubleBackprop",
+        f"{_KERNELS}.softmax:softmax_cross_entropy_grad",
+    ),
+    (f"{_BN}:BatchNormalization", f"{_KERNELS}.normalization:batch_normalization"),
+    (
+        f"{_BN}:BatchNormalizationGrad",
+        f"{_KERNELS}.normalization:batch_normalization_grad",
+    ),
+    (
+        f"{_BN}:FixedBatchNormalization",
+        f"{_KERNELS}.normalization:fixed_batch_normalization",
+    ),
     (f"{_OPTIMIZERS}.sgd:SGDRule", f"{_KERNELS}.optimizers:sgd"),
     (
         f"{_OPTIMIZERS}.momentum_sgd:MomentumSGDRule",

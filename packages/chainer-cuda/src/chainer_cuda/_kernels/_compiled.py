@@ -30,3 +30,32 @@ def get(source: sources.KernelSource) -> cupy.ElementwiseKernel:
         )
         _cache[source.name] = kernel
     return kernel
+
+
+_reductions: dict[str, cupy.ReductionKernel] = {}
+
+
+def get_reduction(source: sources.ReductionSource) -> cupy.ReductionKernel:
+    """Returns the (cached) ReductionKernel of a reduction source.
+
+    Args:
+        source (ReductionSource): One of :data:`sources.REDUCTIONS`.
+
+    Returns:
+        cupy.ReductionKernel: The kernel; CuPy compiles it per dtype and
+        reduced shape on first use.
+    """
+    kernel = _reductions.get(source.name)
+    if kernel is None:
+        kernel = cupy.ReductionKernel(
+            source.in_params,
+            source.out_params,
+            source.map_expr,
+            source.reduce_expr,
+            source.post_map_expr,
+            source.identity,
+            source.name,
+            preamble=source.preamble,
+        )
+        _reductions[source.name] = kernel
+    return kernel

@@ -278,6 +278,158 @@ param -= dx;
 """,
 )
 
+# ---------------------------------------------------------------------------
+# Softmax family (one thread per row; a row is ``k`` elements ``b`` apart, so
+# any axis of a C-contiguous array is a row: x viewed as (a, k, b), thread i
+# handles (i / b, :, i % b)). ``U`` is the compute type of ``T``.
+# ---------------------------------------------------------------------------
+
+_ROW_MAX = """
+const ptrdiff_t base = (i / b) * k * b + i % b;
+C m = (C)x[base];
+for (ptrdiff_t j = 1; j < k; ++j) {
+  const C v = (C)x[base + j * b];
+  // NaN propagates, as with max().
+  m = (v > m || v != v) ? v : m;
+}
+C s = (C)0;
+for (ptrdiff_t j = 0; j < k; ++j) {
+  s += exp((C)x[base + j * b] - m);
+}
+"""
+
+SOFTMAX = KernelSource(
+    "chainer_cuda_softmax",
+    "raw T x, int64 k, int64 b",
+    "raw T y",
+    _C
+    + _ROW_MAX
+    + """
+for (ptrdiff_t j = 0; j < k; ++j) {
+  y[base + j * b] = (T)(exp((C)x[base + j * b] - m) / s);
+}
+""",
+)
+
+LOG_SOFTMAX = KernelSource(
+    "chainer_cuda_log_softmax",
+    "raw T x, int64 k, int64 b",
+    "raw T y",
+    _C
+    + _ROW_MAX
+    + """
+const C log_s = log(s);
+for (ptrdiff_t j = 0; j < k; ++j) {
+  y[base + j * b] = (T)((C)x[base + j * b] - m - log_s);
+}
+""",
+)
+
+# Row i of a 2-d (n, k) x: the softmax into y and log(softmax)[lab] into logp.
+SOFTMAX_CROSS_ENTROPY_2D = KernelSource(
+    "chainer_cuda_softmax_cross_entropy_2d",
+    "raw T x, int64 lab, int64 k, int64 b",
+    "raw T y, T logp",
+    _C
+    + _ROW_MAX
+    + """
+for (ptrdiff_t j = 0; j < k; ++j) {
+  y[base + j] = (T)(exp((C)x[base + j] - m) / s);
+}
+logp = (T)((C)x[base + lab] - m - log(s));
+""",
+)
+
+# gx = (y - onehot(lab)) * w[row] * scale, in T as the array-module path.
+SOFTMAX_CROSS_ENTROPY_GRAD_2D = KernelSource(
+    "chainer_cuda_softmax_cross_entropy_grad_2d",
+    "T y, raw int64 lab, raw T w, int32 has_w, T scale, int64 k",
+    "T gx",
+    """
+const ptrdiff_t row = i / k;
+T g = y;
+if (lab[row] == (long long)i) g = (T)(g - (T)1.0f);
+if (has_w) g = (T)(g * w[row]);
+gx = (T)(g * scale);
+""",
+    scalars=("scale",),
+)
+
+# ---------------------------------------------------------------------------
+# Batch normalization (x viewed as (a, channels, b); per-channel statistics of
+# the compute type U broadcast as (1, channels, 1))
+# ---------------------------------------------------------------------------
+
+BN_NORMALIZE = KernelSource(
+    "chainer_cuda_bn_normalize",
+    "T x, U mean, U scale, U beta",
+    "T y",
+    "y = (T)(((U)x - mean) * scale + beta);",
+)
+
+BN_FIXED = KernelSource(
+    "chainer_cuda_bn_fixed",
+    "T x, U scale, U shift",
+    "T y",
+    "y = (T)((U)x * scale + shift);",
+)
+
+# gx = ((x - mean) * a + gy - c) * g with the per-channel a, c, g of the
+# array-module path (a = -ggamma inv_std / m, c = gbeta / m, g = gamma inv_std).
+BN_GRAD_X = KernelSource(
+    "chainer_cuda_bn_grad_x",
+    "T x, T gy, U mean, U a, U c, U g",
+    "T gx",
+    "gx = (T)((((U)x - mean) * a + (U)gy - c) * g);",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReductionSource:
+    """The arguments of one ``cupy.ReductionKernel``.
+
+    Attributes:
+        name (str): Kernel name (a C identifier).
+        in_params (str): Input parameters.
+        out_params (str): Output parameters (one, of type ``U``).
+        map_expr (str): Expression mapped over the inputs.
+        reduce_expr (str): Reduction of ``a`` and ``b``.
+        post_map_expr (str): Assignment of the reduced ``a`` to the output.
+        identity (str): Identity of the reduction.
+        preamble (str): Code placed before the kernel.
+    """
+
+    name: str
+    in_params: str
+    out_params: str
+    map_expr: str
+    reduce_expr: str = "a + b"
+    post_map_expr: str = "out = a"
+    identity: str = "0"
+    preamble: str = ""
+
+
+# Per-channel sum of (x - mean)^2 (the biased variance times the count).
+BN_SQUARED_DEVIATION = ReductionSource(
+    "chainer_cuda_bn_squared_deviation",
+    "T x, U mean",
+    "U out",
+    "((U)x - mean) * ((U)x - mean)",
+)
+
+# Per-channel sum of gy * (x - mean).
+BN_GY_DEVIATION = ReductionSource(
+    "chainer_cuda_bn_gy_deviation",
+    "T gy, T x, U mean",
+    "U out",
+    "(U)gy * ((U)x - mean)",
+)
+
+#: Every reduction kernel chainer-cuda ships, by name.
+REDUCTIONS: dict[str, ReductionSource] = {
+    source.name: source for source in (BN_SQUARED_DEVIATION, BN_GY_DEVIATION)
+}
+
 #: Every kernel chainer-cuda ships, by name.
 KERNELS: dict[str, KernelSource] = {
     source.name: source
@@ -298,5 +450,12 @@ KERNELS: dict[str, KernelSource] = {
         RMSPROP,
         ADA_GRAD,
         ADA_DELTA,
+        SOFTMAX,
+        LOG_SOFTMAX,
+        SOFTMAX_CROSS_ENTROPY_2D,
+        SOFTMAX_CROSS_ENTROPY_GRAD_2D,
+        BN_NORMALIZE,
+        BN_FIXED,
+        BN_GRAD_X,
     )
 }

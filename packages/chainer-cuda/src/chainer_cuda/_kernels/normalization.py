@@ -1,0 +1,156 @@
+"""Kernel overrides of batch normalization (training, its gradient, fixed).
+
+The array-module path views ``x`` as ``(a, channels, b)`` when the channel
+axes are adjacent (see ``chainer.functions.normalization._moments.Layout``);
+these kernels cover that case, with one reduction for the mean, one for the
+variance and one elementwise pass, and run ``node.forward`` otherwise.
+"""
+
+from __future__ import annotations
+
+import cupy
+
+from chainer.functions.normalization import _moments
+from chainer_cuda._kernels import _compiled
+from chainer_cuda._kernels import sources
+
+_REDUCED = (0, 2)
+
+
+def batch_normalization(node, inputs):
+    """Forward of ``BatchNormalization`` (batch statistics), fused.
+
+    Sets ``mean``, ``inv_std``, ``_layout`` and ``axis`` as the node's forward
+    does, updates the running statistics and retains ``x`` and ``gamma``.
+
+    Args:
+        node (~chainer.FunctionNode): The BatchNormalization node.
+        inputs (tuple): ``(x, gamma, beta)``.
+
+    Returns:
+        tuple: ``(y,)``.
+    """
+    x, gamma, beta = inputs
+    axis = _moments.canonical_axis(node.axis, x.ndim, gamma.ndim)
+    layout = _moments.get_layout(x.shape, axis)
+    if layout.view_shape is None or layout.count == 0 or x.size == 0:
+        return node.forward(inputs)
+    node.axis = axis
+    dtype = _moments.compute_dtype(x.dtype, gamma.dtype)
+    xv = layout.view(x)
+    m = layout.count
+    inv_m = 1.0 / m
+    mean = xv.sum(axis=_REDUCED, dtype=dtype) * inv_m
+    mean_b = layout.expand(mean)
+    var = _compiled.get_reduction(sources.BN_SQUARED_DEVIATION)(
+        xv, mean_b, axis=_REDUCED
+    )
+    var *= inv_m
+    inv_std = var + node.eps
+    cupy.sqrt(inv_std, out=inv_std)
+    cupy.reciprocal(inv_std, out=inv_std)
+    scale = (gamma.ravel() * inv_std).astype(dtype, copy=False)
+    y = _compiled.get(sources.BN_NORMALIZE)(
+        xv,
+        mean_b,
+        layout.expand(scale),
+        layout.expand(beta.ravel().astype(dtype, copy=False)),
+    )
+    node.mean = mean
+    node.inv_std = inv_std
+    node._layout = layout
+    if node.running_mean is not None:
+        decay = node.decay
+        adjust = m / max(m - 1.0, 1.0)
+        node.running_mean *= decay
+        node.running_mean += ((1 - decay) * mean).reshape(gamma.shape)
+        node.running_var *= decay
+        node.running_var += ((1 - decay) * adjust * var).reshape(gamma.shape)
+    node.retain_inputs((0, 1))
+    return (y.reshape(x.shape),)
+
+
+def batch_normalization_grad(node, inputs):
+    """Forward of ``BatchNormalizationGrad``: ``(gx, ggamma, gbeta)``, fused.
+
+    Sets ``_ggamma`` and ``_gbeta`` (read by its backward) and retains all
+    three inputs, as the node's forward does.
+
+    Args:
+        node (~chainer.FunctionNode): The BatchNormalizationGrad node.
+        inputs (tuple): ``(x, gamma, gy)``.
+
+    Returns:
+        tuple: ``(gx, ggamma, gbeta)``.
+    """
+    x, gamma, gy = inputs
+    layout = node._layout
+    if layout is None:
+        layout = node._layout = _moments.get_layout(x.shape, node.axis)
+    if (
+        layout.view_shape is None
+        or layout.count == 0
+        or x.size == 0
+        or gy.dtype != x.dtype
+    ):
+        return node.forward(inputs)
+    mean, inv_std = node.mean, node.inv_std
+    dtype = mean.dtype
+    xv = layout.view(x)
+    gyv = layout.view(gy)
+    inv_m = 1.0 / layout.count
+    mean_b = layout.expand(mean)
+    gbeta = gyv.sum(axis=_REDUCED, dtype=dtype)
+    ggamma = _compiled.get_reduction(sources.BN_GY_DEVIATION)(
+        gyv, xv, mean_b, axis=_REDUCED
+    )
+    ggamma *= inv_std
+    a = ggamma * (-inv_std * inv_m)
+    c = gbeta * inv_m
+    g = (gamma.ravel() * inv_std).astype(dtype, copy=False)
+    gx = _compiled.get(sources.BN_GRAD_X)(
+        xv, gyv, mean_b, layout.expand(a), layout.expand(c), layout.expand(g)
+    )
+    node._ggamma = ggamma
+    node._gbeta = gbeta
+    node.retain_inputs((0, 1, 2))
+    return (
+        gx.reshape(x.shape),
+        ggamma.reshape(gamma.shape).astype(gamma.dtype, copy=False),
+        gbeta.reshape(gamma.shape).astype(gamma.dtype, copy=False),
+    )
+
+
+def fixed_batch_normalization(node, inputs):
+    """Forward of ``FixedBatchNormalization`` (given statistics), fused.
+
+    Sets ``inv_std``, ``_full`` and ``axis`` and retains ``x``, ``gamma``,
+    ``mean`` and ``var``, as the node's forward does.
+
+    Args:
+        node (~chainer.FunctionNode): The FixedBatchNormalization node.
+        inputs (tuple): ``(x, gamma, beta, mean, var)``.
+
+    Returns:
+        tuple: ``(y,)``.
+    """
+    x, gamma, beta, mean, var = inputs
+    axis = _moments.canonical_axis(node.axis, x.ndim, gamma.ndim)
+    layout = _moments.get_layout(x.shape, axis)
+    if layout.view_shape is None or x.size == 0:
+        return node.forward(inputs)
+    node.axis = axis
+    dtype = _moments.compute_dtype(x.dtype, gamma.dtype)
+    inv_std = var.ravel().astype(dtype)
+    inv_std += node.eps
+    cupy.sqrt(inv_std, out=inv_std)
+    cupy.reciprocal(inv_std, out=inv_std)
+    scale = (gamma.ravel() * inv_std).astype(dtype, copy=False)
+    shift = (beta.ravel() - mean.ravel() * scale).astype(dtype, copy=False)
+    y = _compiled.get(sources.BN_FIXED)(
+        layout.view(x), layout.expand(scale), layout.expand(shift)
+    )
+    node.inv_std = inv_std
+    node._full = layout.full
+    node.retain_inputs((0, 1, 3, 4))
+    return (y.reshape(x.shape),)
