@@ -290,9 +290,10 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         if y is None:
             xp = backend.get_array_module(x.array)
             y = xp.exp(_log_softmax(x.array, xp))
-        if not _config.enable_backprop:
-            # A plain backward pass builds no graph: the gradient node would
-            # only be overhead.
+        if type(y) is numpy.ndarray and not _config.enable_backprop:
+            # A plain backward pass on NumPy builds no graph: the gradient
+            # node would only be overhead. (Other backends keep the node, for
+            # which a plugin may register a fused kernel.)
             return self._gx_array(y, t, gy._data), None
         # x is an input of the gradient node only so that an attempt to
         # differentiate the gradient reaches it (and is refused).
