@@ -19,9 +19,12 @@ import numpy
 import chainer_cuda as _chainer_cuda
 from chainer import backend
 from chainer import configuration
+from chainer.backends import _dummy_device
 from chainer_cuda import _device
 
 config = configuration.config
+DummyDeviceType = _dummy_device.DummyDeviceType
+DummyDevice = _dummy_device.DummyDevice
 available = _chainer_cuda.is_available()
 unavailable_reason = _chainer_cuda.unavailable_reason()
 cupy = _chainer_cuda._probe()[0] if available else None
@@ -64,43 +67,6 @@ else:
 def check_cuda_available() -> None:
     """Raises ``RuntimeError`` naming what is missing if CUDA is unusable."""
     _chainer_cuda.check_available()
-
-
-class DummyDeviceType:
-    """The type of :data:`DummyDevice`, a device object that stands for the CPU.
-
-    It supports ``with`` and :meth:`use` like ``cupy.cuda.Device`` and does
-    nothing.
-    """
-
-    id = -1
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args):
-        return None
-
-    def __int__(self):
-        return -1
-
-    def use(self):
-        """Does nothing: the CPU needs no selection."""
-
-    def synchronize(self):
-        """Does nothing: the CPU has no asynchronous queue."""
-
-    def __eq__(self, other):
-        return isinstance(other, DummyDeviceType)
-
-    def __hash__(self):
-        return hash(DummyDeviceType)
-
-    def __repr__(self):
-        return "DummyDevice"
-
-
-DummyDevice = DummyDeviceType()
 
 
 def _device_of(device):

@@ -17,8 +17,11 @@ import numpy
 
 from chainer import backend
 from chainer import configuration
+from chainer.backends import _dummy_device
 
 config = configuration.config
+DummyDeviceType = _dummy_device.DummyDeviceType
+DummyDevice = _dummy_device.DummyDevice
 
 _INSTALL_HINT = (
     "CUDA environment is not available: install CuPy and the `chainer-cuda` "
@@ -30,36 +33,6 @@ def check_cuda_available() -> None:
     """Raises ``RuntimeError`` if CUDA (CuPy through chainer-cuda) is unusable."""
     if not available:
         raise RuntimeError(_INSTALL_HINT)
-
-
-class DummyDeviceType:
-    """The type of :data:`DummyDevice`, a device that stands for the CPU."""
-
-    id = -1
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args):
-        return None
-
-    def use(self):
-        """Does nothing: the CPU needs no selection."""
-
-    def synchronize(self):
-        """Does nothing: the CPU has no asynchronous queue."""
-
-    def __eq__(self, other):
-        return isinstance(other, DummyDeviceType)
-
-    def __hash__(self):
-        return hash(DummyDeviceType)
-
-    def __repr__(self):
-        return "DummyDevice"
-
-
-DummyDevice = DummyDeviceType()
 
 
 class Device:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import inspect
 import numbers
 
@@ -13,7 +14,7 @@ from chainer.training import extension
 _MISSING = object()
 
 
-class Shift(extension.Extension):
+class Shift(extension.Extension, metaclass=abc.ABCMeta):
     """Base of the shifts: sets the attribute at each call and keeps the state.
 
     A subclass gives the formula in :meth:`_next_value` (the value at the
@@ -83,9 +84,9 @@ class Shift(extension.Extension):
                 # must run the next update with the restored value.
                 self._update_value(self._bound, value)
 
+    @abc.abstractmethod
     def _next_value(self):
         """Returns the value at the invocation count ``self._t``."""
-        raise NotImplementedError
 
     def _start_value(self):
         # The value set before the training when no snapshot was restored.
