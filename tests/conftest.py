@@ -14,6 +14,41 @@ import numpy
 import pytest
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--gpu-suites",
+        action="store_true",
+        help=(
+            "also run every backend-injected test (the function and link "
+            "suites) on @cupy:0; use with -m gpu on a machine with a GPU"
+        ),
+    )
+
+
+def pytest_configure(config):
+    if config.getoption("--gpu-suites"):
+        _add_cuda_config_to_backend_tests()
+
+
+def _add_cuda_config_to_backend_tests():
+    # Test modules decorate with ``testing.inject_backend_tests(...)``, looked
+    # up when they are imported, which is after pytest_configure: wrapping the
+    # attribute gives every injected suite a CUDA configuration (marked gpu)
+    # besides the ones it lists.
+    from chainer import testing
+
+    inject = testing.inject_backend_tests
+
+    def inject_with_cuda(method_names, params):
+        if isinstance(params, list) and not any(
+            isinstance(p, dict) and p.get("use_cuda") for p in params
+        ):
+            params = [*params, {"use_cuda": True}]
+        return inject(method_names, params)
+
+    testing.inject_backend_tests = inject_with_cuda
+
+
 def _gpu_skip_reason():
     if importlib.util.find_spec("cupy") is None:
         return "needs CuPy, which is not installed"
