@@ -15,8 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def _collect(*args):
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        + ["--collect-only", *args],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
