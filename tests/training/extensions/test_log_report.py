@@ -66,6 +66,31 @@ def test_iteration_trigger(make_trainer):
     assert [e["iteration"] for e in log_report.log] == [3, 6]
 
 
+def _report_before_training(values):
+    # An extension reporting ``values`` only when called before training.
+    @training.make_extension(priority=training.PRIORITY_WRITER)
+    def report(trainer):
+        if trainer.is_before_training:
+            chainer.report(values)
+
+    return report
+
+
+def test_call_before_training_writes_an_entry_of_its_own(make_trainer):
+    # Chainer 7: an entry at iteration 0 (e.g. the initial validation
+    # results), not mixed into the first epoch's means.
+    trainer = make_trainer()
+    trainer.extend(_report_before_training({"val": 7.0}), call_before_training=True)
+    log_report = extensions.LogReport()
+    trainer.extend(log_report, call_before_training=True)
+    trainer.run()
+    assert _strip_time(log_report.log) == [
+        {"val": 7.0, "epoch": 0, "iteration": 0},
+        {"loss": 2.5, "acc": 25.0, "epoch": 1, "iteration": 4},
+        {"loss": 6.5, "acc": 65.0, "epoch": 2, "iteration": 8},
+    ]
+
+
 def test_keys_select_values(make_trainer):
     trainer = make_trainer()
     log_report = extensions.LogReport(keys=["acc", "absent"])

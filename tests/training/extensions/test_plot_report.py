@@ -124,6 +124,27 @@ def test_pyplot_is_not_used(make_trainer):
         assert "matplotlib.pyplot" not in sys.modules
 
 
+def test_call_before_training_plots_a_point_of_its_own(make_trainer):
+    # Chainer 7: a point at epoch 0, not mixed into the first epoch's mean.
+    _needs_matplotlib()
+
+    @training.make_extension(priority=training.PRIORITY_WRITER)
+    def report_initial(trainer):
+        if trainer.is_before_training:
+            chainer.report({"main/loss": 5.0})
+
+    trainer = make_trainer()
+    trainer.extend(report_initial, call_before_training=True)
+    capture = _Capture()
+    plot = extensions.PlotReport("main/loss", "epoch", postprocess=capture)
+    trainer.extend(plot, call_before_training=True)
+    trainer.run()
+    numpy.testing.assert_allclose(
+        capture.calls[-1][3]["main/loss"],
+        [[0, 5.0], [1, 0.75], [2, (1 / 3 + 1 / 4) / 2], [3, (1 / 5 + 1 / 6) / 2]],
+    )
+
+
 def test_resume_keeps_plotted_data(tmp_path, make_trainer):
     _needs_matplotlib()
     first = make_trainer(stop=(2, "epoch"))

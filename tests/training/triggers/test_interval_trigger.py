@@ -93,6 +93,39 @@ def test_updater_without_previous_epoch_detail():
     assert fired == [False, False, True, False, False, True, False, False]
 
 
+def _bptt_updater():
+    # Each update reads its iterator three times, 0.1 epoch each (truncated
+    # BPTT), so previous_epoch_detail is only 0.1 behind epoch_detail.
+    return types.SimpleNamespace(
+        iteration=0, epoch_detail=0.0, previous_epoch_detail=None
+    )
+
+
+def _bptt_step(updater):
+    updater.iteration += 1
+    updater.epoch_detail = round(updater.iteration * 0.3, 10)
+    updater.previous_epoch_detail = round(updater.epoch_detail - 0.1, 10)
+
+
+def test_updater_reading_several_batches_per_update():
+    # Regression: the trigger used the updater's previous_epoch_detail, so
+    # an epoch crossed before the last read of an update never fired it.
+    updater = _bptt_updater()
+    trainer = types.SimpleNamespace(updater=updater)
+    trigger = triggers.IntervalTrigger(1, "epoch")
+    fired = []
+    for it in range(1, 11):
+        _bptt_step(updater)
+        fired.append(trigger(trainer))
+        if it == 5:
+            saved = serializers.DictionarySerializer()
+            saved.save(trigger)
+            trigger = triggers.IntervalTrigger(1, "epoch")
+            serializers.NpzDeserializer(saved.target).load(trigger)
+    # epoch_detail 0.3, 0.6, ... crosses 1, 2, 3 at iterations 4, 7, 10.
+    assert [i + 1 for i, f in enumerate(fired) if f] == [4, 7, 10]
+
+
 def test_loading_without_entries_keeps_state():
     trigger = triggers.IntervalTrigger(1, "epoch")
     serializers.NpzDeserializer({}).load(trigger)

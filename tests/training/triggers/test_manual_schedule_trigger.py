@@ -1,3 +1,5 @@
+import types
+
 import pytest
 
 from chainer import serializers
@@ -78,6 +80,24 @@ def test_finished_is_serialized():
     other = triggers.ManualScheduleTrigger([1], "iteration")
     serializers.NpzDeserializer({}).load(other)
     assert not other.finished
+
+
+def test_updater_reading_several_batches_per_update():
+    # Regression: with truncated BPTT the updater's previous_epoch_detail is
+    # the detail before its last read, not before the update, so a point
+    # passed earlier in the update was missed.
+    updater = types.SimpleNamespace(
+        iteration=0, epoch_detail=0.0, previous_epoch_detail=None
+    )
+    trainer = types.SimpleNamespace(updater=updater)
+    trigger = triggers.ManualScheduleTrigger([1, 2], "epoch")
+    fired = []
+    for _ in range(8):
+        updater.iteration += 1
+        updater.epoch_detail = round(updater.iteration * 0.3, 10)
+        updater.previous_epoch_detail = round(updater.epoch_detail - 0.1, 10)
+        fired.append(trigger(trainer))
+    assert _iterations(fired) == [4, 7]
 
 
 @pytest.mark.parametrize(

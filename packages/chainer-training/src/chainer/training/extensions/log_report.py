@@ -87,7 +87,9 @@ class LogReport(extension.Extension):
         else:
             self._summary.add({k: observation[k] for k in keys if k in observation})
 
-        if self._trigger(trainer):
+        # Called before training (call_before_training=True), it writes an
+        # entry of its own, e.g. the validation results of the initial model.
+        if trainer.is_before_training or self._trigger(trainer):
             self._output(trainer)
 
     def _output(self, trainer):

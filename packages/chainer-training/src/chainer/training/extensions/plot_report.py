@@ -96,7 +96,9 @@ class PlotReport(extension.Extension):
             keys = (*keys, self._x_key)
         self._summary.add({k: observation[k] for k in keys if k in observation})
 
-        if self._trigger(trainer):
+        # Called before training (call_before_training=True), it plots a
+        # point of its own, e.g. the validation results of the initial model.
+        if trainer.is_before_training or self._trigger(trainer):
             stats = {k: float(v) for k, v in self._summary.compute_mean().items()}
             updater = trainer.updater
             stats["epoch"] = updater.epoch

@@ -22,14 +22,15 @@ class PrintReport(extension.Extension):
     missing from an entry (a validation loss of an epoch without
     evaluation, say) leaves its cell blank.
 
-    A name that appears in no log entry at all is almost always a typo, and
-    is an error: a :class:`KeyError` naming it and the available keys is
-    raised at the first report of an entry at or after the end of the first
-    epoch whose log lacks the name in every entry. (Values logged only after
-    the first epoch are allowed when their names start with the name of a
-    registered extension, as ``'validation/main/loss'`` of the
-    :class:`Evaluator` named ``'validation'``; if the training ends while
-    such a name was never logged, a warning names it.)
+    A name that appears in no log entry is often a typo: a warning naming it
+    and the available keys is given at the first report of an entry at or
+    after the end of the first epoch whose log lacks the name in every entry
+    (names that start with the name of a registered extension, as
+    ``'validation/main/loss'`` of the :class:`Evaluator` named
+    ``'validation'``, are exempt then), and at the end of training for names
+    never logged at all. Its column stays blank, as Chainer prints it: values
+    that an extension reports rarely (a BLEU score every 500 iterations, say)
+    are legitimate.
 
     Args:
         entries (list of str): Names of the log entries to print, such as
@@ -149,12 +150,13 @@ class PrintReport(extension.Extension):
             name for name in unseen if not _has_extension_prefix(trainer, name)
         )
         if missing:
-            self._unseen = None  # reported once
+            unseen.difference_update(missing)  # each name is reported once
             available = sorted(set().union(*(entry.keys() for entry in log)))
-            raise KeyError(
-                f"PrintReport: {', '.join(repr(m) for m in missing)} never "
+            warnings.warn(
+                f"PrintReport: {', '.join(repr(m) for m in missing)} has not "
                 f"appeared in the log of the LogReport (after {len(log)} "
-                f"entries); is the key misspelled? Available keys: {available}"
+                f"entries); is the key misspelled? Available keys: {available}",
+                stacklevel=2,
             )
 
     def finalize(self):

@@ -26,9 +26,10 @@ class IntervalTrigger:
     'iteration')`` trigger fires at iterations ``N, 2N, ...`` and an ``(N,
     'epoch')`` trigger on the iteration where ``epoch_detail`` crosses a
     multiple of ``N`` (``N`` may be fractional, e.g. ``0.5``). The decision
-    reads only the updater's counters (``iteration``, ``epoch_detail`` and
-    ``previous_epoch_detail``), so a trainer resumed from a snapshot fires
-    exactly where an uninterrupted one would.
+    reads the updater's counters (``iteration``, ``epoch_detail`` and
+    ``previous_epoch_detail``) and the epoch detail at the trigger's call on
+    the previous iteration, which snapshots keep, so a trainer resumed from
+    a snapshot fires exactly where an uninterrupted one would.
 
     Args:
         period (int or float): Length of the interval.
@@ -44,8 +45,9 @@ class IntervalTrigger:
         _check_period(period)
         self.period = period
         self.unit = unit
-        # Used only with updaters that do not provide previous_epoch_detail.
+        # The epoch detail at this trigger's last call, and that iteration.
         self._previous_epoch_detail = 0.0
+        self._previous_iteration = -1
 
     def __call__(self, trainer):
         """Decides whether the extension should be called on this iteration.
@@ -65,9 +67,13 @@ class IntervalTrigger:
             return iteration > 0 and (iteration - 1) // period != iteration // period
         epoch_detail = updater.epoch_detail
         previous = getattr(updater, "previous_epoch_detail", None)
-        if previous is None:
+        # NOTE: an updater that reads its iterator several times per update
+        # (truncated BPTT) reports the detail before its last read only, so
+        # the detail seen on the previous iteration, where known, wins.
+        if previous is None or self._previous_iteration == updater.iteration - 1:
             previous = self._previous_epoch_detail
         self._previous_epoch_detail = epoch_detail
+        self._previous_iteration = updater.iteration
         return previous // period != epoch_detail // period
 
     def get_training_length(self):
@@ -83,10 +89,9 @@ class IntervalTrigger:
     def serialize(self, serializer):
         """Serializes the fallback state of the trigger.
 
-        The trigger itself is stateless with updaters that report
-        ``previous_epoch_detail``; for others it remembers the epoch detail
-        of its last call. Loading a snapshot without that entry keeps the
-        current value.
+        The trigger remembers the epoch detail and iteration of its last
+        call; without them (a snapshot that lacks the entries keeps the
+        current values) it reads the updater's ``previous_epoch_detail``.
 
         Args:
             serializer (~chainer.AbstractSerializer): Serializer or
@@ -95,6 +100,9 @@ class IntervalTrigger:
         try:
             self._previous_epoch_detail = float(
                 serializer("previous_epoch_detail", self._previous_epoch_detail)
+            )
+            self._previous_iteration = int(
+                serializer("previous_iteration", self._previous_iteration)
             )
         except KeyError:
             pass

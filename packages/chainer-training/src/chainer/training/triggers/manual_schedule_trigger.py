@@ -37,8 +37,9 @@ class ManualScheduleTrigger:
         self.unit = unit
         self.finished = False
         self._last = max(points)
-        # Used only with updaters that do not provide previous_epoch_detail.
+        # The epoch detail at this trigger's last call, and that iteration.
         self._previous_epoch_detail = 0.0
+        self._previous_iteration = -1
 
     def __call__(self, trainer):
         """Decides whether the extension should be called on this iteration.
@@ -60,9 +61,13 @@ class ManualScheduleTrigger:
         else:
             current = updater.epoch_detail
             previous = getattr(updater, "previous_epoch_detail", None)
-            if previous is None:
+            # NOTE: an updater that reads its iterator several times per
+            # update (truncated BPTT) reports the detail before its last read
+            # only, so the detail seen on the previous iteration wins.
+            if previous is None or self._previous_iteration == updater.iteration - 1:
                 previous = self._previous_epoch_detail
             self._previous_epoch_detail = current
+            self._previous_iteration = updater.iteration
         fire = any(previous < p <= current for p in self.points)
         if current >= self._last:
             self.finished = True
@@ -79,6 +84,9 @@ class ManualScheduleTrigger:
             self.finished = bool(serializer("finished", self.finished))
             self._previous_epoch_detail = float(
                 serializer("previous_epoch_detail", self._previous_epoch_detail)
+            )
+            self._previous_iteration = int(
+                serializer("previous_iteration", self._previous_iteration)
             )
         except KeyError:
             pass  # a snapshot written without these entries keeps the state
