@@ -8,6 +8,7 @@ os.environ["CHAINER_DISABLE_PLUGIN_AUTOLOAD"] = "1"
 
 import importlib
 import importlib.util
+import socket
 import zlib
 
 import numpy
@@ -109,3 +110,51 @@ def _cuda_plugin_for_gpu_tests(request):
         yield
     finally:
         plugins.unregister("cuda")
+
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@pytest.fixture
+def private_dataset_root(tmp_path):
+    """An empty dataset root in ``tmp_path``; nothing goes to ``~/.chainer``.
+
+    Set with ``download.set_dataset_root`` and restored after the test.
+    """
+    from chainer.dataset import download
+
+    root = tmp_path / "dataset_root"
+    root.mkdir()
+    download.set_dataset_root(root)
+    yield root
+    download.set_dataset_root(None)
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Keeps the test off the network: only loopback addresses resolve.
+
+    Tests that serve files do so on 127.0.0.1; anything else is a bug in the
+    test (a URL not redirected) and fails it.
+    """
+    attempts = []
+    real_getaddrinfo = socket.getaddrinfo
+    real_connect = socket.socket.connect
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host not in _LOOPBACK and host is not None:
+            attempts.append(host)
+            raise OSError(f"tests must not reach the network (host {host!r})")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def connect(self, address):
+        if isinstance(address, tuple) and address[0] not in _LOOPBACK:
+            attempts.append(address)
+            raise OSError(f"tests must not reach the network (address {address!r})")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    yield
+    if attempts:
+        pytest.fail(f"the test tried to reach the network: {attempts}")

@@ -25,46 +25,19 @@ import time
 import numpy
 import pytest
 
-from chainer.dataset import download
-
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 @pytest.fixture(autouse=True)
-def dataset_root(tmp_path):
+def dataset_root(private_dataset_root):
     """An empty dataset root for the test; nothing goes to ``~/.chainer``."""
-    root = tmp_path / "dataset_root"
-    root.mkdir()
-    download.set_dataset_root(root)
-    yield root
-    download.set_dataset_root(None)
+    return private_dataset_root
 
 
 @pytest.fixture(autouse=True)
-def _no_network(monkeypatch):
-    # Every URL in these tests points at 127.0.0.1. Anything else is a bug in
-    # the test (a getter's URL not redirected) and must not reach the network.
-    attempts = []
-    real_getaddrinfo = socket.getaddrinfo
-    real_connect = socket.socket.connect
-
-    def getaddrinfo(host, *args, **kwargs):
-        if host not in _LOOPBACK and host is not None:
-            attempts.append(host)
-            raise OSError(f"tests must not reach the network (host {host!r})")
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    def connect(self, address):
-        if isinstance(address, tuple) and address[0] not in _LOOPBACK:
-            attempts.append(address)
-            raise OSError(f"tests must not reach the network (address {address!r})")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    yield
-    if attempts:
-        pytest.fail(f"the test tried to reach the network: {attempts}")
+def _no_network(no_network):
+    # Every URL in these tests points at 127.0.0.1.
+    return no_network
 
 
 class LocalServer:
