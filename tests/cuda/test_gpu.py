@@ -179,6 +179,25 @@ def test_seed_elementwise_kernel(gpu):
     _assert_close(total, x.sum(), rtol=1e-5)
 
 
+def test_cupy_memory_profile_hook_counts_pool_bytes(gpu):
+    from chainer import function_hooks
+
+    pool = gpu.get_default_memory_pool()
+    x = chainer.Variable(gpu.ones((256, 1024), gpu.float32))  # 1 MiB
+    pool.free_all_blocks()
+    with function_hooks.CupyMemoryProfileHook() as hook:
+        y = F.relu(x)
+    name, used, acquired, depth = hook.call_history[0]
+    assert (name, depth) == ("ReLU", 0)
+    # The output alone takes 1 MiB of the pool; nothing was cached, so the
+    # pool had to acquire at least that much from the device.
+    assert used >= y.array.nbytes
+    assert acquired >= y.array.nbytes
+    assert hook.total_used_bytes() == used
+    summary = hook.summary()
+    assert summary["ReLU"]["occurrence"] == 1
+
+
 class _MulAdd(chainer.FunctionNode):
     def forward_cpu(self, inputs):
         self.retain_inputs((0, 1))
