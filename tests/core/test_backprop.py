@@ -18,6 +18,15 @@ def test_scalar_backward_initial_grad_one():
     numpy.testing.assert_array_equal(y.grad, 1.0)
 
 
+def test_empty_variable_gets_an_empty_initial_grad():
+    # ChainerMN's delegate variables are empty: backward starts from them.
+    x = _x([1.0, 2.0])
+    y = x[:0] * 2
+    y.backward()
+    assert y.grad.shape == (0,)
+    numpy.testing.assert_array_equal(x.grad, [0.0, 0.0])
+
+
 def test_non_scalar_needs_grad():
     x = _x([1.0, 2.0])
     y = x * 2

@@ -454,7 +454,9 @@ def _initial_grad(y, loss_scale):
     if gv is None:
         if y._data is None:
             raise ValueError("cannot run backward from a variable without data")
-        if y._data.size != 1:
+        # An empty variable (ChainerMN's delegate variables) has an empty
+        # initial gradient: nothing to choose.
+        if y._data.size > 1:
             raise ValueError(
                 "Variable.backward needs the initial gradient of a variable with "
                 f"more than one element (shape {y._data.shape}): set its grad first"
