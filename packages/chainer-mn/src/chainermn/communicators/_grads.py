@@ -1,0 +1,113 @@
+"""Collecting, packing and unpacking the parameters and gradients of a model."""
+
+from __future__ import annotations
+
+import numpy
+
+
+def check_grad_dtype(value):
+    """Returns ``value`` as a float dtype (or None), or raises ValueError."""
+    if value is None:
+        return None
+    dtype = numpy.dtype(value)
+    if dtype.kind != "f":
+        raise ValueError(
+            f"allreduce_grad_dtype must be a floating dtype (float16, float32, "
+            f"float64) or None, got {dtype}"
+        )
+    return dtype
+
+
+def _check_host(param, name, what, array, comm_name):
+    if not isinstance(array, numpy.ndarray):
+        raise TypeError(
+            f"the {what} of parameter {name!r} is a {type(array).__module__}."
+            f"{type(array).__name__}, but {comm_name} works on NumPy (CPU) "
+            "arrays: move the model to the CPU (model.to_cpu()); GPU "
+            "communicators are not available in this build of chainer-mn"
+        )
+
+
+def initialized_params(model, comm_name):
+    """Returns the initialized parameters of ``model`` in the order of names."""
+    params = []
+    for name, param in sorted(model.namedparams(), key=lambda item: item[0]):
+        if param.array is None:
+            continue
+        _check_host(param, name, "array", param.array, comm_name)
+        params.append(param)
+    return params
+
+
+def grad_params(model, zero_fill, comm_name):
+    """Returns the parameters whose gradients take part in an average.
+
+    Uninitialized parameters never do. A ``None`` gradient is replaced by
+    zeros when ``zero_fill`` is true, and its parameter skipped otherwise.
+    """
+    params = []
+    for name, param in sorted(model.namedparams(), key=lambda item: item[0]):
+        array = param.array
+        if array is None:
+            continue
+        _check_host(param, name, "array", array, comm_name)
+        if param.grad is None:
+            if not zero_fill:
+                continue
+            param.grad = numpy.zeros_like(array)
+        _check_host(param, name, "gradient", param.grad, comm_name)
+        params.append(param)
+    return params
+
+
+def pack_groups(params, attr, dtype, buffers=None):
+    """Packs ``getattr(param, attr)`` of ``params`` into 1-d buffers.
+
+    With ``dtype`` every array goes into one buffer of that dtype; otherwise
+    there is one buffer per dtype, in the order of the dtypes' names, so that
+    every process packs the same layout. A group of one C-contiguous array of
+    the buffer's dtype is not copied: its own memory is the buffer. Buffers
+    are taken from (and stored in) the dict ``buffers`` when given, so that
+    repeated calls do not allocate.
+
+    Yields:
+        tuple: A buffer and its members, ``(param, offset, size)`` triples.
+    """
+    groups = {}
+    for param in params:
+        key = dtype if dtype is not None else getattr(param, attr).dtype
+        groups.setdefault(key, []).append(param)
+    for key in sorted(groups, key=lambda d: d.str):
+        members = []
+        offset = 0
+        for param in groups[key]:
+            size = getattr(param, attr).size
+            members.append((param, offset, size))
+            offset += size
+        if len(members) == 1:
+            array = getattr(members[0][0], attr)
+            if array.dtype == key and array.flags.c_contiguous:
+                yield array.reshape(-1), members
+                continue
+        buf = None if buffers is None else buffers.get((attr, key))
+        if buf is None or buf.size != offset:
+            buf = numpy.empty(offset, key)
+            if buffers is not None:
+                buffers[(attr, key)] = buf
+        for param, start, size in members:
+            buf[start : start + size] = getattr(param, attr).reshape(-1)
+        yield buf, members
+
+
+def unpack(buf, members, attr, divisor=None):
+    """Copies the slices of ``buf`` back into the members' arrays, in place.
+
+    With ``divisor``, each slice is divided by it on the way (one pass).
+    """
+    for param, start, size in members:
+        target = getattr(param, attr)
+        source = buf[start : start + size].reshape(target.shape)
+        if divisor is not None:
+            numpy.divide(source, divisor, out=target, casting="unsafe")
+        elif not numpy.shares_memory(source, target):
+            numpy.copyto(target, source, casting="unsafe")
