@@ -179,7 +179,10 @@ def main(argv=None):
     except (ValueError, csv.Error) as e:
         parser.error(f"{path} is not the mushrooms CSV: {e}")
 
-    device = ch.get_device(args.device)
+    try:
+        device = ch.get_device(args.device)
+    except (ValueError, RuntimeError) as e:
+        parser.error(f"--device {args.device}: {e}")
     device.use()
     np.random.seed(args.seed)
 

@@ -151,7 +151,10 @@ def main(argv=None):
     if args.resume is not None and not os.path.isfile(args.resume):
         parser.error(f"--resume: no such snapshot file: {args.resume}")
 
-    device = chainer.get_device(args.device)
+    try:
+        device = chainer.get_device(args.device)
+    except (ValueError, RuntimeError) as e:
+        parser.error(f"--device {args.device}: {e}")
     print(f"Device: {device}")
     print(f"Dataset: {args.dataset}")
     print(f"# unit: {args.unit}")

@@ -119,7 +119,10 @@ def main(argv=None):
             if not os.path.isfile(os.path.join(args.resume, name)):
                 parser.error(f"--resume: {args.resume} has no {name}")
 
-    device = chainer.get_device(args.device)
+    try:
+        device = chainer.get_device(args.device)
+    except (ValueError, RuntimeError) as e:
+        parser.error(f"--device {args.device}: {e}")
     print(f"Device: {device}")
     print(f"Dataset: {args.dataset}")
     print(f"# unit: {args.unit}")

@@ -85,7 +85,10 @@ def main(argv=None):
     if args.resume is not None and not os.path.isfile(args.resume):
         parser.error(f"--resume: no such snapshot file: {args.resume}")
 
-    devices = [chainer.get_device(name) for name in names]
+    try:
+        devices = [chainer.get_device(name) for name in names]
+    except (ValueError, RuntimeError) as e:
+        parser.error(f"--devices {args.devices}: {e}")
     print(f"Devices: {devices[0]}, {devices[1]}")
     print(f"Dataset: {args.dataset}")
     print(f"# unit: {args.unit}")

@@ -126,8 +126,11 @@ def main(argv=None):
     if args.resume is not None and not os.path.isfile(args.resume):
         parser.error(f"--resume: no such snapshot file: {args.resume}")
 
-    device0 = chainer.get_device(args.device0)
-    device1 = chainer.get_device(args.device1)
+    try:
+        device0 = chainer.get_device(args.device0)
+        device1 = chainer.get_device(args.device1)
+    except (ValueError, RuntimeError) as e:
+        parser.error(f"--device0/--device1: {e}")
     print(f"Devices: {device0}, {device1}")
     print(f"Dataset: {args.dataset}")
     print(f"# unit: {args.unit}")

@@ -166,7 +166,10 @@ def main(argv=None):
             message += "\n" + APT_HINT
         raise SystemExit(message) from None
 
-    device = chainer.get_device(args.device)
+    try:
+        device = chainer.get_device(args.device)
+    except (ValueError, RuntimeError) as e:
+        parser.error(f"--device {args.device}: {e}")
     device.use()
     np.random.seed(args.seed)
 
