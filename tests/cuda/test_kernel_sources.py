@@ -4,11 +4,16 @@ Every ``KernelSource`` in ``chainer_cuda._kernels.sources`` is wrapped in a
 standalone CUDA translation unit that gives its body what a
 ``cupy.ElementwiseKernel`` gives it (``T``, ``i``, ``_ind.size()``, element
 references for plain parameters, pointers for ``raw`` ones, scalars) and
-compiled with NVRTC for float32 and float64. NVRTC needs no GPU or driver,
-only its library: CI installs ``cupy-cuda12x nvidia-cuda-nvrtc-cu12``. Without
-them the tests are skipped with the reason. float16 is not compiled here (it
-needs CuPy's float16 class and CUDA's ``cuda_fp16.h``); the gpu tests run it.
+compiled with NVRTC for float32, float64 and float16. NVRTC needs no GPU or
+driver, only its library: CI installs ``cupy-cuda12x nvidia-cuda-nvrtc-cu12``.
+float16 is CuPy's ``float16`` class (``cupy/float16.cuh``), built on CUDA's
+``cuda_fp16.h``, which CI takes from ``nvidia-cuda-runtime-cu12``. Without
+them the tests are skipped with the reason.
 """
+
+import importlib.util
+import os
+import pathlib
 
 import pytest
 
@@ -65,7 +70,7 @@ def standalone_source(source, ctype):
 
     Args:
         source (KernelSource): The kernel.
-        ctype (str): C type bound to ``T`` (``'float'`` or ``'double'``).
+        ctype (str): C type bound to ``T`` (``'float'``, ``'double'`` or ``'float16'``).
 
     Returns:
         str: A complete CUDA translation unit.
@@ -151,10 +156,42 @@ extern "C" __global__ void {source.name}(
 """
 
 
-def _compile(nvrtc, code, name):
+def _half_options():
+    # CuPy's float16 class wraps CUDA's half type: NVRTC needs CuPy's headers
+    # and the toolkit's cuda_fp16.h.
+    spec = importlib.util.find_spec("cupy")
+    if spec is None or spec.origin is None:
+        pytest.skip("CuPy is not installed; pip install cupy-cuda12x")
+    cupy_include = pathlib.Path(spec.origin).parent / "_core" / "include"
+    candidates = []
+    runtime = importlib.util.find_spec("nvidia.cuda_runtime")
+    if runtime is not None and runtime.submodule_search_locations:
+        candidates += [
+            pathlib.Path(p) / "include" for p in runtime.submodule_search_locations
+        ]
+    for variable in ("CUDA_PATH", "CUDA_HOME"):
+        if os.environ.get(variable):
+            candidates.append(pathlib.Path(os.environ[variable]) / "include")
+    candidates.append(pathlib.Path("/usr/local/cuda/include"))
+    for include in candidates:
+        if (include / "cuda_fp16.h").is_file():
+            return [f"-I{cupy_include}", f"-I{include}"]
+    pytest.skip(
+        "float16 kernels need CUDA's cuda_fp16.h; pip install nvidia-cuda-runtime-cu12"
+    )
+
+
+def _translation_unit(wrap, source, ctype):
+    """The kernel wrapped for NVRTC, with the options it needs."""
+    if ctype == "float16":
+        return "#include <cupy/float16.cuh>\n" + wrap(source, ctype), _half_options()
+    return wrap(source, ctype), []
+
+
+def _compile(nvrtc, code, name, extra_options=()):
     program = nvrtc.createProgram(code, f"{name}.cu", [], [])
     try:
-        nvrtc.compileProgram(program, _OPTIONS)
+        nvrtc.compileProgram(program, [*_OPTIONS, *extra_options])
         return nvrtc.getPTX(program)
     except nvrtc.NVRTCError as exc:
         log = nvrtc.getProgramLog(program)
@@ -181,21 +218,22 @@ def test_every_kernel_is_listed():
     assert len(reductions) == 2
 
 
-@pytest.mark.parametrize("ctype", ["float", "double"])
+@pytest.mark.parametrize("ctype", ["float", "double", "float16"])
 @pytest.mark.parametrize("name", sorted(sources.KERNELS))
 def test_kernel_source_compiles(name, ctype):
     nvrtc = _nvrtc()
-    source = sources.KERNELS[name]
-    ptx = _compile(nvrtc, standalone_source(source, ctype), name)
+    code, options = _translation_unit(standalone_source, sources.KERNELS[name], ctype)
+    ptx = _compile(nvrtc, code, name, options)
     assert f".entry {name}" in ptx.decode() if isinstance(ptx, bytes) else ptx
 
 
-@pytest.mark.parametrize("ctype", ["float", "double"])
+@pytest.mark.parametrize("ctype", ["float", "double", "float16"])
 @pytest.mark.parametrize("name", sorted(sources.REDUCTIONS))
 def test_reduction_source_compiles(name, ctype):
     nvrtc = _nvrtc()
     source = sources.REDUCTIONS[name]
-    ptx = _compile(nvrtc, standalone_reduction(source, ctype), name)
+    code, options = _translation_unit(standalone_reduction, source, ctype)
+    ptx = _compile(nvrtc, code, name, options)
     assert f".entry {name}" in ptx.decode() if isinstance(ptx, bytes) else ptx
 
 
