@@ -17,10 +17,11 @@ import argparse
 import os
 
 import numpy
-import train_mnist
 
 import chainer
 import chainer.functions as F
+
+import train_mnist
 
 
 def main(argv=None):

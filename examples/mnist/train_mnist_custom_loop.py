@@ -21,12 +21,12 @@ import argparse
 import os
 import time
 
-import train_mnist
-
 import chainer
 import chainer.functions as F
 from chainer import serializers
 from chainer.dataset import concat_examples
+
+import train_mnist
 
 # Files written to --out after every epoch and read back by --resume.
 MODEL_FILE = "mlp.model"

@@ -19,12 +19,12 @@ Run::
 import argparse
 import os
 
-import train_mnist
-
 import chainer
 import chainer.links as L
 from chainer import training
 from chainer.training import extensions
+
+import train_mnist
 
 
 def main(argv=None):

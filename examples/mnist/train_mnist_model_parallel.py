@@ -19,13 +19,13 @@ Run::
 import argparse
 import os
 
-import train_mnist
-
 import chainer
 import chainer.functions as F
 import chainer.links as L
 from chainer import training
 from chainer.training import extensions
+
+import train_mnist
 
 
 class ParallelMLP(chainer.Chain):

@@ -30,13 +30,14 @@ import argparse
 import os
 
 import numpy
-import train_mnist
 
 import chainer
 import chainer.links as L
 import chainermn
 from chainer import training
 from chainer.training import extensions
+
+import train_mnist
 
 
 def get_synthetic_dataset(n_train=3000, n_test=600):
