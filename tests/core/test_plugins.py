@@ -378,7 +378,9 @@ def test_update_rule_kernel_override_on_device_branch(register):
     )
     rule = _AddOneRule()
     device = _FakeKernelDevice()
-    param = types.SimpleNamespace(array=_FakeArray(numpy.ones(2)), device=device)
+    param = types.SimpleNamespace(
+        array=_FakeArray(numpy.ones(2)), device=device, grad=numpy.ones(2)
+    )
     rule.update_core(param)
     assert calls == [(rule, param)]
     numpy.testing.assert_array_equal(param.array.data, [10, 10])
@@ -389,7 +391,9 @@ def test_update_rule_kernel_override_on_device_branch(register):
     class Sub(_AddOneRule):
         pass
 
-    sub_param = types.SimpleNamespace(array=_FakeArray(numpy.ones(2)), device=device)
+    sub_param = types.SimpleNamespace(
+        array=_FakeArray(numpy.ones(2)), device=device, grad=numpy.ones(2)
+    )
     Sub().update_core(sub_param)
     numpy.testing.assert_array_equal(sub_param.array.data, [2, 2])
     assert len(calls) == 1

@@ -276,7 +276,8 @@ class UpdateRule:
         backends (CuPy...) go to :meth:`update_core_gpu` with their device
         made current, unless a plugin registered a kernel override for
         ``(type(self), backend name)`` (see ``register_kernels``): then
-        ``kernel(self, param)`` does the update instead.
+        ``kernel(self, param)`` does the update instead, for a parameter
+        with a gradient (without one there is nothing to do).
 
         Args:
             param (~chainer.Variable): Variable to be updated.
@@ -293,7 +294,7 @@ class UpdateRule:
         with param.device:
             if kernel is None:
                 self.update_core_gpu(param)
-            else:
+            elif param.grad is not None:
                 kernel(self, param)
 
     def update_core_cpu(self, param):

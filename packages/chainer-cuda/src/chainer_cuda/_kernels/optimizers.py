@@ -3,7 +3,8 @@
 Each ``kernel(rule, param)`` does what ``rule.update_core_cpu(param)`` does for
 a CuPy parameter: the same checks, hyperparameters and state, with every
 array-module operation fused into one elementwise kernel. ``UpdateRule.
-update_core`` calls it with the parameter's device made current.
+update_core`` calls it with the parameter's device made current, and only
+for a parameter that has a gradient.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ def sgd(rule, param):
         param (~chainer.Variable): Parameter on a CUDA device.
     """
     grad = param.grad
-    if grad is None:
-        return
     _compiled.get(sources.SGD)(grad, float(rule.hyperparam.lr), param.array)
 
 
@@ -37,8 +36,6 @@ def momentum_sgd(rule, param):
         param (~chainer.Variable): Parameter on a CUDA device.
     """
     grad = param.grad
-    if grad is None:
-        return
     hp = rule.hyperparam
     _compiled.get(sources.MOMENTUM_SGD)(
         grad, float(hp.lr), float(hp.momentum), param.array, rule.state["v"]
@@ -53,8 +50,6 @@ def nesterov_ag(rule, param):
         param (~chainer.Variable): Parameter on a CUDA device.
     """
     grad = param.grad
-    if grad is None:
-        return
     hp = rule.hyperparam
     lr, mu = float(hp.lr), float(hp.momentum)
     _compiled.get(sources.NESTEROV_AG)(
@@ -70,8 +65,6 @@ def adam(rule, param):
         param (~chainer.Variable): Parameter on a CUDA device.
     """
     grad = param.grad
-    if grad is None:
-        return
     hp = rule.hyperparam
     eps = hp.eps
     _util.check_eps("Adam", eps, grad.dtype)
@@ -122,8 +115,6 @@ def rmsprop(rule, param):
         param (~chainer.Variable): Parameter on a CUDA device.
     """
     grad = param.grad
-    if grad is None:
-        return
     hp = rule.hyperparam
     alpha, eps = hp.alpha, hp.eps
     _util.check_eps("RMSprop", eps, grad.dtype)
@@ -147,8 +138,6 @@ def ada_grad(rule, param):
         param (~chainer.Variable): Parameter on a CUDA device.
     """
     grad = param.grad
-    if grad is None:
-        return
     hp = rule.hyperparam
     eps = hp.eps
     _util.check_eps("AdaGrad", eps, grad.dtype)
@@ -165,8 +154,6 @@ def ada_delta(rule, param):
         param (~chainer.Variable): Parameter on a CUDA device.
     """
     grad = param.grad
-    if grad is None:
-        return
     hp = rule.hyperparam
     rho, eps = hp.rho, hp.eps
     _util.check_eps("AdaDelta", eps, grad.dtype)

@@ -92,32 +92,26 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
     # -- topology ----------------------------------------------------------
     @property
     def rank(self):
-        """int: Rank (index) of this process in the communicator."""
         return self._channel.rank
 
     @property
     def size(self):
-        """int: Number of processes in the communicator."""
         return self._channel.size
 
     @property
     def intra_rank(self):
-        """int: Rank of this process among the processes of its node."""
         return self._intra_rank
 
     @property
     def intra_size(self):
-        """int: Number of processes on this process's node."""
         return self._intra_size
 
     @property
     def inter_rank(self):
-        """int: Index of this process's node among the nodes of the job."""
         return self._inter_rank
 
     @property
     def inter_size(self):
-        """int: Number of nodes taking part in the communicator."""
         return self._inter_size
 
     @property
@@ -210,14 +204,6 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
 
     # -- arrays --------------------------------------------------------------
     def send(self, data, dest, tag):
-        """Sends an array, or a tuple of arrays, to one process.
-
-        Args:
-            data (numpy.ndarray or tuple of numpy.ndarray): What to send; the
-                arrays may differ in shape and dtype.
-            dest (int): Rank of the destination process.
-            tag (int): Message tag, matched by :meth:`recv`.
-        """
         is_tuple = isinstance(data, (list, tuple))
         arrays = [_host_array(x, "send") for x in (data if is_tuple else (data,))]
         meta = (is_tuple, [(a.shape, a.dtype.str) for a in arrays])
@@ -227,16 +213,6 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
             channel.send_bytes(_channel.byte_view(a), dest, tag, "send")
 
     def recv(self, source, tag):
-        """Receives what :meth:`send` sent.
-
-        Args:
-            source (int): Rank of the sending process.
-            tag (int): Message tag.
-
-        Returns:
-            numpy.ndarray or tuple of numpy.ndarray: An array, or a tuple if
-            a tuple (or list) was sent.
-        """
         channel = self._channel
         status = channel.MPI.Status()
         raw = channel.recv_bytes(source, tag, "recv", status)
@@ -276,17 +252,6 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         return data
 
     def gather(self, data, root=0):
-        """Gathers one array from every process to the root (collective).
-
-        Args:
-            data (numpy.ndarray): This process's array; shapes and dtypes may
-                differ between processes.
-            root (int): Rank of the receiving process.
-
-        Returns:
-            tuple of numpy.ndarray: The arrays in rank order on the root,
-            ``None`` on the other processes.
-        """
         data = _host_array(data, "gather")
         metas = self.gather_obj((data.shape, data.dtype.str), root=root)
         raws = self._channel.gatherv_bytes(_channel.byte_view(data), root, "gather")
@@ -310,18 +275,6 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         return tuple(_from_bytes(r, m) for r, m in zip(raws, metas, strict=True))
 
     def alltoall(self, xs):
-        """Sends ``xs[i]`` to process ``i`` and receives one array from each.
-
-        Collective.
-
-        Args:
-            xs (tuple of numpy.ndarray): One array per process (``size`` of
-                them); shapes and dtypes may differ.
-
-        Returns:
-            tuple of numpy.ndarray: The array each process sent to this one,
-            in rank order.
-        """
         if len(xs) != self.size:
             raise ValueError(
                 f"alltoall needs one array per process ({self.size}), got {len(xs)}"
@@ -339,16 +292,6 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         )
 
     def scatter(self, xs, root=0):
-        """Sends ``xs[i]`` from the root to process ``i`` (collective).
-
-        Args:
-            xs (tuple of numpy.ndarray): One array per process, on the root;
-                ignored elsewhere.
-            root (int): Rank of the sending process.
-
-        Returns:
-            numpy.ndarray: This process's array.
-        """
         arrays = metas = None
         if self.rank == root:
             if len(xs) != self.size:
@@ -382,27 +325,9 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
 
     # -- objects ---------------------------------------------------------------
     def send_obj(self, obj, dest, tag=0):
-        """Sends a picklable object to one process.
-
-        Args:
-            obj: Any picklable object; large ones go in pieces.
-            dest (int): Rank of the destination process.
-            tag (int): Message tag.
-        """
         self._channel.send_bytes(_channel.dumps(obj), dest, tag, "send_obj")
 
     def recv_obj(self, source, status=None, tag=None):
-        """Receives an object sent by :meth:`send_obj`.
-
-        Args:
-            source (int): Rank of the sender (``mpi4py.MPI.ANY_SOURCE`` for
-                any).
-            status (mpi4py.MPI.Status): Filled with the message's status.
-            tag (int): Message tag; ``None`` accepts any tag.
-
-        Returns:
-            The received object.
-        """
         if tag is None:
             tag = self._channel.MPI.ANY_TAG
         raw = self._channel.recv_bytes(source, tag, "recv_obj", status)
@@ -425,31 +350,10 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         return obj if self.rank == root else _channel.loads(raw)
 
     def gather_obj(self, obj, root=0):
-        """Gathers one picklable object from every process to the root.
-
-        Collective.
-
-        Args:
-            obj: This process's object.
-            root (int): Rank of the receiving process.
-
-        Returns:
-            list: The objects in rank order on the root, ``None`` elsewhere.
-        """
         raws = self._channel.gatherv_bytes(_channel.dumps(obj), root, "gather_obj")
         return None if raws is None else [_channel.loads(r) for r in raws]
 
     def allgather_obj(self, obj):
-        """Gathers one picklable object from every process to all of them.
-
-        Collective.
-
-        Args:
-            obj: This process's object.
-
-        Returns:
-            list: The objects of all processes in rank order.
-        """
         raws = self._channel.allgatherv_bytes(_channel.dumps(obj), "allgather_obj")
         return [_channel.loads(r) for r in raws]
 
@@ -476,18 +380,6 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         return _channel.loads(raw)
 
     def allreduce_obj(self, obj):
-        """Sums picklable objects over all processes (collective).
-
-        The objects are combined with ``+`` in rank order, the same on every
-        process; summation is the only reduction, as in ChainerMN.
-
-        Args:
-            obj: This process's object (a number, array, or anything
-                supporting ``+``).
-
-        Returns:
-            The sum, on every process.
-        """
         objs = self.allgather_obj(obj)
         total = objs[0]
         for o in objs[1:]:
@@ -511,19 +403,6 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
             _grads.unpack(buf, members, "array")
 
     def multi_node_mean_grad(self, model, zero_fill=False):
-        """Averages the gradients of ``model`` over all processes (collective).
-
-        After it, every initialized parameter's gradient is the mean of that
-        gradient over the processes.
-
-        Args:
-            model (~chainer.Link): The model, after the backward pass.
-            zero_fill (bool): What to do with an initialized parameter whose
-                gradient is ``None`` (its link was not used): if ``True`` it
-                takes part as zeros (and receives the mean); if ``False`` it
-                is skipped, which is only correct when it is ``None`` on every
-                process.
-        """
         self._wait_pending()
         params = _grads.grad_params(model, zero_fill, type(self).__name__)
         self._mean_grads(params, self._channel, "multi_node_mean_grad")
