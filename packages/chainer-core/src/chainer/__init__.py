@@ -14,6 +14,7 @@ import numpy
 __path__ = pkgutil.extend_path(__path__, __name__)
 __version__ = "0.1.0"
 
+from chainer import _host_memory
 from chainer import _namespace
 from chainer import _ops  # installs Variable's operators
 from chainer import backend
@@ -190,6 +191,7 @@ def _set_defaults(gc):
 
 
 _set_defaults(global_config)
+_host_memory.configure_from_environment()
 
 
 def is_debug():

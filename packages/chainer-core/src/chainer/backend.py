@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy
 
+from chainer._host_memory import get_host_memory_retention  # noqa: F401
+from chainer._host_memory import set_host_memory_retention  # noqa: F401
+
 # array type -> (array module, Device class); filled lazily for foreign types.
 _module_by_type: dict[type, Any] = {}
 _device_class_by_type: dict[type, type] = {}
