@@ -271,11 +271,12 @@ def col2im_nd(col, stride, pad, in_size, dilate=None):
 
 # A patch matrix of more than _WHOLE_BYTES is built and multiplied in chunks
 # of the batch of about _CHUNK_BYTES, so that each chunk is still in cache
-# when the GEMM reads it. Measured on the layers of benchmarks/workloads/
-# convnet_step.py (single thread): 1.2-1.7x faster per layer for the large
-# VGG-style layers (1 MiB chunks beat 0.5, 2 and 4 MiB), no gain for the
-# LeNet layers (<= 8 MiB), where more, smaller scatter-adds cost more.
-_CHUNK_BYTES = 1 << 20
+# when the GEMM reads it. Measured on the VGG-style step of
+# benchmarks/workloads/convnet_step.py (with host memory retention, see
+# chainer._host_memory): 4 MiB chunks beat 1 MiB by 5-10 % on 2 BLAS threads
+# and match it on one; whole matrices are 10-15 % slower. The LeNet layers
+# (<= 8 MiB) are not chunked: more, smaller scatter-adds cost more there.
+_CHUNK_BYTES = 4 << 20
 _WHOLE_BYTES = 16 << 20
 
 
