@@ -120,3 +120,12 @@ def test_set_and_get_round_trip():
     finally:
         if before is not None:
             backend.set_host_memory_retention(before)
+
+
+def test_other_c_libraries_are_left_alone(monkeypatch):
+    from chainer import _host_memory
+
+    before = backend.get_host_memory_retention()
+    monkeypatch.setattr(_host_memory, "_mallopt", lambda: None)
+    assert backend.set_host_memory_retention(1 << 20) is False
+    assert backend.get_host_memory_retention() == before

@@ -36,7 +36,7 @@ def _mallopt():
         libc = ctypes.CDLL(None)
         libc.gnu_get_libc_version  # noqa: B018 (raises AttributeError off glibc)
         mallopt = libc.mallopt
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # TypeError: Windows' CDLL(None)
         return None
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
