@@ -31,6 +31,15 @@ def test_reports_versions():
     assert any(line.startswith("h5py: ") for line in lines)
 
 
+def test_reports_host_memory_retention(monkeypatch):
+    from chainer import _host_memory
+
+    monkeypatch.setitem(_host_memory._state, "retention", 1 << 20)
+    assert "Host memory retention: 1048576 bytes" in _info()
+    monkeypatch.setitem(_host_memory._state, "retention", None)
+    assert "Host memory retention: malloc defaults" in _info()
+
+
 def test_does_not_import_cupy_or_h5py():
     cupy_before = "cupy" in sys.modules
     h5py_before = "h5py" in sys.modules

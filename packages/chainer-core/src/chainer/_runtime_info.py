@@ -42,6 +42,15 @@ def _optional_version(module_name: str, distribution: str) -> str:
     return _distribution_version(distribution) or "Installed (version unknown)"
 
 
+def _retention_status() -> str:
+    from chainer import _host_memory
+
+    nbytes = _host_memory.get_host_memory_retention()
+    if nbytes is None:
+        return "malloc defaults"
+    return f"{nbytes} bytes"
+
+
 def _format_key(key) -> str:
     if isinstance(key, tuple):
         node_class, backend_name = key
@@ -77,8 +86,9 @@ def _plugin_lines() -> list[str]:
 def print_runtime_info(out=None) -> None:
     """Shows Chainer runtime information.
 
-    Prints the platform, Python, Chainer, NumPy, CuPy and h5py versions, and the
-    installed plugins with what each registered. CuPy is not imported to find
+    Prints the platform, Python, Chainer, NumPy, CuPy and h5py versions, the
+    host memory retention (see ``chainer.backend.set_host_memory_retention``)
+    and the installed plugins with what each registered. CuPy is not imported to find
     its version.
 
     Args:
@@ -109,6 +119,7 @@ def print_runtime_info(out=None) -> None:
         f"CuPy: {_cupy_status()}",
         "iDeep: Not Available",
         f"h5py: {_optional_version('h5py', 'h5py')}",
+        f"Host memory retention: {_retention_status()}",
         header,
         *_plugin_lines(),
     ]
