@@ -88,8 +88,8 @@ def print_runtime_info(out=None) -> None:
 
     Prints the platform, Python, Chainer, NumPy, CuPy and h5py versions, the
     host memory retention (see ``chainer.backend.set_host_memory_retention``)
-    and the installed plugins with what each registered. CuPy is not imported to find
-    its version.
+    and the installed plugins with what each registered. CuPy is not
+    imported to find its version.
 
     Args:
         out: Output destination, a file-like object with ``write``. Defaults to
