@@ -160,7 +160,18 @@ class FunctionNode:
             type_check_on = _cfg_global.type_check
             enable_backprop = _cfg_global.enable_backprop
             debug = _cfg_global.debug
-        if type_check_on and type(self).check_type_forward is not _no_type_check:
+        check = type(self).check_type_forward
+        if type_check_on and check is not _no_type_check:
+            fast = getattr(check, "_fast_type_check", None)
+        else:
+            fast = check = None
+        if fast is not None and fast(self, in_data):
+            # The check's own predicate vouches for the inputs (see
+            # type_check.fast_path).
+            in_data = tuple(in_data)
+            if foreign:
+                self._check_devices(in_data)
+        elif check is not None:
             # The light type infos of NumPy arrays are the arrays themselves,
             # so the same tuple goes on to forward. Light mode is inlined (see
             # type_check.LightMode), through the thread-local dict; a failure

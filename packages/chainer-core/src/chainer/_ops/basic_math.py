@@ -20,6 +20,12 @@ from chainer.utils import type_check
 _Variable = variable.Variable
 
 
+def _same_type_pair(node, xs):
+    # Two arrays of one dtype and one shape: nothing to broadcast.
+    return len(xs) == 2 and xs[0].dtype == xs[1].dtype and xs[0].shape == xs[1].shape
+
+
+@type_check.fast_path(_same_type_pair)
 def _check_binary(in_types):
     type_check.expect(in_types.size() == 2)
     lhs, rhs = in_types
@@ -28,6 +34,7 @@ def _check_binary(in_types):
         type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
 
 
+@type_check.fast_path(lambda node, xs: len(xs) == 1)
 def _check_unary(in_types):
     type_check.expect(in_types.size() == 1)
 

@@ -778,6 +778,50 @@ def same_types(*arrays):
     return len(modules) <= 1 and numpy not in modules
 
 
+def fast_path(predicate):
+    """Attaches a fast pre-check to a ``check_type_forward`` (decorator).
+
+    ``predicate(node, inputs)`` gets the function node and the sequence of
+    its input arrays, and returns ``True`` only when those inputs certainly
+    pass the decorated check; :meth:`FunctionNode.apply
+    <chainer.FunctionNode.apply>` then skips the check itself. Otherwise the
+    check runs as usual and reports what is wrong. A plain Python predicate
+    costs a fraction of the light-mode machinery (about 1k CPU instructions
+    instead of 4-9k per call), which matters for ops on small arrays.
+
+    The predicate belongs to the decorated function: a subclass that
+    overrides ``check_type_forward`` does not inherit it.
+
+    Example:
+        >>> from chainer import function_node
+        >>> from chainer.utils import type_check
+        >>> class Square(function_node.FunctionNode):
+        ...     @type_check.fast_path(
+        ...         lambda node, xs: len(xs) == 1 and xs[0].dtype.kind == "f")
+        ...     def check_type_forward(self, in_types):
+        ...         type_check.expect(in_types.size() == 1,
+        ...                           in_types[0].dtype.kind == "f")
+        ...     def forward(self, inputs):
+        ...         return inputs[0] ** 2,
+        >>> Square().apply((numpy.arange(3.0),))[0].array
+        array([0., 1., 4.])
+
+    Args:
+        predicate (callable): ``predicate(node, inputs) -> bool``; it must not
+            raise for any inputs.
+
+    Returns:
+        callable: The decorator, which returns the check unchanged.
+    """
+
+    def decorate(check):
+        target = check.__func__ if isinstance(check, staticmethod) else check
+        target._fast_type_check = predicate
+        return check
+
+    return decorate
+
+
 def argname(in_types, names):
     """Gives readable names to input type infos for error messages.
 

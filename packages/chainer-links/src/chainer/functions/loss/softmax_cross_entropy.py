@@ -102,6 +102,21 @@ def _expand(a, ndim):
     return a.reshape((*a.shape[:1], 1, *a.shape[1:])) if ndim > 1 else a
 
 
+def _hard_labels_fit(node, xs):
+    # Float scores (n, k, ...) with integer labels (n, ...), no class weights.
+    if len(xs) != 2 or node.class_weight is not None:
+        return False
+    x, t = xs
+    return (
+        x.dtype.kind == "f"
+        and t.dtype.kind == "i"
+        and x.ndim >= 2
+        and t.ndim == x.ndim - 1
+        and x.shape[0] == t.shape[0]
+        and x.shape[2:] == t.shape[1:]
+    )
+
+
 class SoftmaxCrossEntropy(function_node.FunctionNode):
     """Softmax cross entropy over axis 1, with hard (int) or soft (float) targets."""
 
@@ -142,6 +157,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         self.soft_target_loss = soft_target_loss
         self.enable_double_backprop = enable_double_backprop
 
+    @type_check.fast_path(_hard_labels_fit)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x", "t"))
         x_type, t_type = in_types
