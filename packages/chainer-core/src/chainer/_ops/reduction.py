@@ -12,6 +12,7 @@ from chainer._ops import basic_math
 from chainer.utils import type_check
 
 _add_reduce = numpy.add.reduce
+_new_node = object.__new__
 
 
 def _normalize_axis(axis, ndim):
@@ -110,9 +111,18 @@ def sum(x, axis=None, keepdims=False):
     Returns:
         ~chainer.Variable: The sum.
     """
-    data = x._data if isinstance(x, variable.Variable) else x
-    axis = _normalize_axis(axis, data.ndim)
-    (y,) = Sum(axis, keepdims).apply((x,))
+    if axis is not None:
+        ndim = (x._data if isinstance(x, variable.Variable) else x).ndim
+        # A single in-range int, the common case, without a call.
+        if type(axis) is int and -ndim <= axis < ndim:
+            axis = (axis % ndim,)
+        else:
+            axis = _normalize_axis(axis, ndim)
+    # The node without a call of __init__ (a Python frame per op).
+    node = _new_node(Sum)
+    node.axis = axis
+    node.keepdims = keepdims
+    (y,) = node.apply((x,))
     return y
 
 

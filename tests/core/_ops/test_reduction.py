@@ -1,0 +1,29 @@
+"""chainer._ops.reduction.sum builds its node without calling Sum.__init__."""
+
+import numpy
+import pytest
+
+import chainer
+from chainer._ops import reduction
+
+
+@pytest.mark.parametrize(
+    ("axis", "keepdims", "expected"),
+    [(None, False, None), (1, True, (1,)), (-1, False, (1,)), ((0, -1), True, (0, 1))],
+)
+def test_sum_node_matches_its_constructor(axis, keepdims, expected):
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    y = reduction.sum(x, axis=axis, keepdims=keepdims)
+    node = y.creator_node
+    reference = reduction.Sum(expected, keepdims)
+    assert type(node) is reduction.Sum
+    assert vars(node).keys() >= vars(reference).keys()
+    for name, value in vars(reference).items():
+        assert getattr(node, name) == value, name
+
+
+@pytest.mark.parametrize("axis", [2, -3, (0, 0), (5,)])
+def test_sum_bad_axis_is_named(axis):
+    x = numpy.ones((2, 3), numpy.float32)
+    with pytest.raises((chainer.utils.type_check.InvalidType, ValueError), match="axis"):
+        reduction.sum(x, axis=axis)
