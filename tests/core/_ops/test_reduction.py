@@ -25,5 +25,6 @@ def test_sum_node_matches_its_constructor(axis, keepdims, expected):
 @pytest.mark.parametrize("axis", [2, -3, (0, 0), (5,)])
 def test_sum_bad_axis_is_named(axis):
     x = numpy.ones((2, 3), numpy.float32)
-    with pytest.raises((chainer.utils.type_check.InvalidType, ValueError), match="axis"):
+    errors = (chainer.utils.type_check.InvalidType, ValueError)
+    with pytest.raises(errors, match="axis"):
         reduction.sum(x, axis=axis)

@@ -822,6 +822,19 @@ def fast_path(predicate):
     return decorate
 
 
+def single_float_input(node, inputs):
+    """A :func:`fast_path` predicate: exactly one input, of a floating dtype.
+
+    Args:
+        node: The function node (unused).
+        inputs (sequence of :ref:`ndarray`): The input arrays.
+
+    Returns:
+        bool: Whether the inputs are one float array.
+    """
+    return len(inputs) == 1 and inputs[0].dtype.kind == "f"
+
+
 def argname(in_types, names):
     """Gives readable names to input type infos for error messages.
 

@@ -15,6 +15,7 @@ class ClippedReLU(function_node.FunctionNode):
             raise ValueError(f"z must be positive, got {z}")
         self.cap = float(z)
 
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

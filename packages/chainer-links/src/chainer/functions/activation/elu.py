@@ -9,6 +9,7 @@ class ELU(function_node.FunctionNode):
     def __init__(self, alpha=1.0):
         self.alpha = float(alpha)
 
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

@@ -9,6 +9,7 @@ class LeakyReLU(function_node.FunctionNode):
     def __init__(self, slope=0.2):
         self.slope = float(slope)
 
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

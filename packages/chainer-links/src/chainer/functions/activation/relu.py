@@ -24,7 +24,7 @@ def _zero(x, xp):
 class ReLU(function_node.FunctionNode):
     """Rectified linear unit."""
 
-    @type_check.fast_path(lambda node, xs: len(xs) == 1 and xs[0].dtype.kind == "f")
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

@@ -6,6 +6,7 @@ from chainer.utils import type_check
 class ReLU6(function_node.FunctionNode):
     """Rectified linear unit clipped at 6."""
 
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

@@ -10,6 +10,7 @@ class Softplus(function_node.FunctionNode):
     def __init__(self, beta=1.0):
         self.beta = float(beta)
 
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

@@ -6,6 +6,7 @@ from chainer.utils import type_check
 class Tanh(function_node.FunctionNode):
     """Hyperbolic tangent."""
 
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

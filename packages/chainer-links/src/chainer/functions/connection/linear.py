@@ -5,9 +5,30 @@ from chainer import function_node
 from chainer.utils import type_check
 
 
+def _plain_linear(node, xs):
+    # Float (n, k) input, (m, k) weight and, if any, an (m,) bias of x's dtype.
+    n = len(xs)
+    if n != 2 and n != 3:
+        return False
+    x, W = xs[0], xs[1]
+    if not (
+        x.dtype.kind == "f"
+        and W.dtype.kind == "f"
+        and x.ndim == 2
+        and W.ndim == 2
+        and x.shape[1] == W.shape[1]
+    ):
+        return False
+    if n == 2:
+        return True
+    b = xs[2]
+    return b.dtype == x.dtype and b.ndim == 1 and b.shape[0] == W.shape[0]
+
+
 class LinearFunction(function_node.FunctionNode):
     """Affine map ``x @ W.T + b`` of a 2-d batch."""
 
+    @type_check.fast_path(_plain_linear)
     def check_type_forward(self, in_types):
         n_in = in_types.size()
         type_check.expect(n_in >= 2, n_in <= 3)
