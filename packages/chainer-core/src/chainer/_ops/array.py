@@ -43,6 +43,9 @@ class Reshape(function_node.FunctionNode):
     def __init__(self, shape):
         self.shape = shape
 
+    @type_check.fast_path(
+        lambda node, xs: len(xs) == 1 and xs[0].size == _prod(node.shape)
+    )
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 1)
         (x_type,) = in_types
@@ -83,6 +86,11 @@ class Transpose(function_node.FunctionNode):
     def __init__(self, axes=None):
         self.axes = axes
 
+    @type_check.fast_path(
+        lambda node, xs: (
+            len(xs) == 1 and (node.axes is None or xs[0].ndim == len(node.axes))
+        )
+    )
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 1)
         if self.axes is not None:
@@ -242,6 +250,7 @@ class GetItem(function_node.FunctionNode):
     def __init__(self, slices):
         self.slices = slices
 
+    @type_check.fast_path(lambda node, xs: len(xs) == 1)
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 1)
 
@@ -313,6 +322,7 @@ class Cast(function_node.FunctionNode):
     def __init__(self, dtype):
         self.type = dtype
 
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 1)
         type_check.expect(in_types[0].dtype.kind == "f")
