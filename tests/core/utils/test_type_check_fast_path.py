@@ -101,6 +101,9 @@ def _fast_checked_classes():
 _FACTORIES = {
     "Reshape": lambda cls: cls((3, 2)),
     "Transpose": lambda cls: cls((1, 0)),
+    "Softmax": lambda cls: cls(axis=1),
+    "LogSoftmax": lambda cls: cls(axis=-1),
+    "Dropout": lambda cls: cls(0.5),
 }
 
 
@@ -136,6 +139,7 @@ def test_the_core_has_fast_paths():
 def test_the_catalogue_has_fast_paths():
     names = {c.__name__ for c in _fast_checked_classes()}
     hot = {"ReLU", "Sigmoid", "Tanh", "LinearFunction", "SoftmaxCrossEntropy"}
+    hot |= {"Softmax", "LogSoftmax", "Dropout", "MeanSquaredError", "Accuracy"}
     assert hot <= names
 
 

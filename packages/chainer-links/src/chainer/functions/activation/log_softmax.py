@@ -1,6 +1,7 @@
 from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer.functions.activation.softmax import _float_with_axis
 from chainer.functions.math import exponential
 from chainer.utils import type_check
 
@@ -20,6 +21,7 @@ class LogSoftmax(function_node.FunctionNode):
     def __init__(self, axis=1):
         self.axis = axis
 
+    @type_check.fast_path(_float_with_axis)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

@@ -4,12 +4,21 @@ from chainer import function_node
 from chainer.utils import type_check
 
 
+def _float_with_axis(node, xs):
+    # One float array that has the axis (LogSoftmax's check uses it too).
+    if len(xs) != 1:
+        return False
+    x = xs[0]
+    return x.dtype.kind == "f" and -x.ndim <= node.axis < x.ndim
+
+
 class Softmax(function_node.FunctionNode):
     """Softmax along an axis."""
 
     def __init__(self, axis=1):
         self.axis = axis
 
+    @type_check.fast_path(_float_with_axis)
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types

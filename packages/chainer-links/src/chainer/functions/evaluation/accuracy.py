@@ -3,12 +3,28 @@ from chainer import function_node
 from chainer.utils import type_check
 
 
+def _scores_and_labels(node, xs):
+    # Float scores (n, k, d...) with integer labels (n, d...).
+    if len(xs) != 2:
+        return False
+    x, t = xs
+    return (
+        x.dtype.kind == "f"
+        and t.dtype.kind == "i"
+        and t.ndim >= 1
+        and x.ndim == t.ndim + 1
+        and x.shape[0] == t.shape[0]
+        and x.shape[2:] == t.shape[1:]
+    )
+
+
 class Accuracy(function_node.FunctionNode):
     """Classification accuracy (not differentiable)."""
 
     def __init__(self, ignore_label=None):
         self.ignore_label = ignore_label
 
+    @type_check.fast_path(_scores_and_labels)
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 2)
         type_check.argname(in_types, ("x", "t"))

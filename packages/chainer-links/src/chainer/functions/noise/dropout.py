@@ -18,6 +18,9 @@ class Dropout(function_node.FunctionNode):
         self.mask = mask
         self.return_mask = return_mask
 
+    @type_check.fast_path(
+        lambda node, xs: node.mask is None and type_check.single_float_input(node, xs)
+    )
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         (x_type,) = in_types
