@@ -4,7 +4,8 @@ from chainer.utils import type_check
 
 
 def _scores_and_labels(node, xs):
-    # Float scores (n, k, d...) with integer labels (n, d...).
+    # A type_check.fast_path predicate: float scores (n, k, d...) and integer
+    # labels (n, d...); softmax_cross_entropy's uses it too.
     if len(xs) != 2:
         return False
     x, t = xs

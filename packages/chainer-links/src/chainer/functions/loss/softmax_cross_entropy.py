@@ -6,6 +6,7 @@ from chainer import backend
 from chainer import function_node
 from chainer import variable
 from chainer.functions.activation import softmax
+from chainer.functions.evaluation import accuracy
 from chainer.utils import type_check
 
 _config = chainer.config
@@ -104,17 +105,7 @@ def _expand(a, ndim):
 
 def _hard_labels_fit(node, xs):
     # Float scores (n, k, ...) with integer labels (n, ...), no class weights.
-    if len(xs) != 2 or node.class_weight is not None:
-        return False
-    x, t = xs
-    return (
-        x.dtype.kind == "f"
-        and t.dtype.kind == "i"
-        and x.ndim >= 2
-        and t.ndim == x.ndim - 1
-        and x.shape[0] == t.shape[0]
-        and x.shape[2:] == t.shape[1:]
-    )
+    return node.class_weight is None and accuracy._scores_and_labels(node, xs)
 
 
 class SoftmaxCrossEntropy(function_node.FunctionNode):
