@@ -41,18 +41,24 @@ print(chainer.backend.get_host_memory_retention())
 """
 
 
-def _run(env_value):
+def _python(code, env_value):
+    # Runs code in a fresh interpreter with the variable set to env_value
+    # (unset for None).
     env = dict(os.environ)
     env.pop("CHAINER_HOST_MEMORY_RETENTION", None)
     if env_value is not None:
         env["CHAINER_HOST_MEMORY_RETENTION"] = env_value
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROGRAM],
+    return subprocess.run(
+        [sys.executable, "-c", code],
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def _run(env_value):
+    proc = _python(_PROGRAM, env_value)
     assert proc.returncode == 0, proc.stderr
     faults, retention = proc.stdout.split()
     return int(faults), retention
@@ -87,14 +93,7 @@ def test_explicit_bytes():
 
 
 def test_bad_environment_value_is_named():
-    env = dict(os.environ, CHAINER_HOST_MEMORY_RETENTION="lots")
-    proc = subprocess.run(
-        [sys.executable, "-c", "import chainer"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = _python("import chainer", "lots")
     assert proc.returncode != 0
     assert "CHAINER_HOST_MEMORY_RETENTION must be a number of bytes" in proc.stderr
 

@@ -9,6 +9,8 @@ import sys
 
 import numpy
 
+from chainer import _host_memory
+
 
 def _distribution_version(name: str) -> str | None:
     from importlib import metadata
@@ -43,8 +45,6 @@ def _optional_version(module_name: str, distribution: str) -> str:
 
 
 def _retention_status() -> str:
-    from chainer import _host_memory
-
     nbytes = _host_memory.get_host_memory_retention()
     if nbytes is None:
         return "malloc defaults"

@@ -43,7 +43,7 @@ class Sum(function_node.FunctionNode):
         self.axis = axis
         self.keepdims = keepdims
 
-    @type_check.fast_path(lambda node, xs: len(xs) == 1 and xs[0].dtype.kind == "f")
+    @type_check.fast_path(type_check.single_float_input)
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 1)
         type_check.expect(in_types[0].dtype.kind == "f")
