@@ -115,6 +115,28 @@ def test_chainer_backward_multiple_outputs():
     numpy.testing.assert_allclose(x.grad, [4.0, 6.0])
 
 
+def test_chainer_backward_outputs_of_different_depths():
+    # The outputs' creators are taken by rank, deepest first, merged with the
+    # nodes that become ready on the way: y1 must get y2's and y3's
+    # contributions before its own creator runs.
+    x = _x([1.0, 2.0])
+    y1 = x * 2  # rank 1
+    y2 = y1 * 3  # rank 2
+    y3 = (y2 + y1) * 5  # rank 4
+    z = x * x  # rank 1, independent
+    ones = numpy.ones(2, numpy.float32)
+    chainer.backward([z, y1, y3, y2], [_x(ones), _x(ones), _x(ones * 2), _x(ones)])
+    # dz/dx = 2x; dy1/dx = 2; y2: 6; y3 = 5 * (6x + 2x) = 40x -> 40 * 2
+    numpy.testing.assert_allclose(x.grad, 2 * x.array + 2 + 6 + 80)
+
+
+def test_chainer_backward_many_losses():
+    x = _x([[1.0, 2.0, 3.0]])
+    losses = [_ops.sum(x * float(i)) for i in range(50)]
+    chainer.backward(losses)
+    numpy.testing.assert_allclose(x.grad, numpy.full((1, 3), sum(range(50))))
+
+
 def test_chainer_backward_errors():
     x = _x([1.0])
     with pytest.raises(TypeError):

@@ -56,6 +56,40 @@ def test_apply_builds_graph():
     numpy.testing.assert_allclose(x.grad, [2.0, 4.0])
 
 
+class _Scale(chainer.FunctionNode):
+    """x * c for a constant array c; retains c."""
+
+    def forward(self, inputs):
+        self.retain_inputs((1,))
+        return (inputs[0] * inputs[1],)
+
+    def backward(self, indexes, grad_outputs):
+        c = self.inputs[1].get_variable()
+        return grad_outputs[0] * c, None
+
+
+def test_plain_array_input_gets_a_node_without_variable():
+    x = _x(1.0, 2.0)
+    c = numpy.array([3.0, 4.0], numpy.float32)
+    f = _Scale()
+    (y,) = f.apply((x, c))
+    node = f.inputs[1]
+    assert node.get_variable_or_none() is None
+    assert not node.requires_grad
+    assert node.creator_node is None
+    assert node.shape == (2,)
+    assert node.dtype == numpy.float32
+    assert node.data is c  # retained
+    var = node.get_variable()
+    assert var.array is c
+    assert var.node is node
+    assert not var.requires_grad
+    assert y.rank == 1
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, [3.0, 4.0])
+
+
 def test_apply_accepts_arrays():
     (y,) = Square().apply((numpy.ones(2, numpy.float32),))
     assert isinstance(y, Variable)
@@ -147,6 +181,49 @@ def test_wrong_number_of_gradients():
     (y,) = Bad().apply((a, b))
     with pytest.raises(ValueError, match="number of gradients"):
         y.backward()
+
+
+@pytest.mark.parametrize("n_inputs", [1, 2, 3])
+@pytest.mark.parametrize(
+    ("bad", "error", "match"),
+    [
+        (numpy.ones(3, numpy.float32), ValueError, "shape of data and grad mismatch"),
+        (numpy.ones(2, numpy.float64), TypeError, "dtype of data and grad mismatch"),
+        ([1.0, 1.0], TypeError, "must return Variables or arrays"),
+    ],
+)
+def test_bad_gradient_is_named(n_inputs, bad, error, match):
+    # Every input count goes through the engine's checks (one input and
+    # several inputs take different paths); raw arrays are accepted.
+    class Bad(chainer.FunctionNode):
+        def forward(self, inputs):
+            return (sum(inputs),)
+
+        def backward(self, indexes, grad_outputs):
+            return (bad,) + (grad_outputs[0],) * (len(indexes) - 1)
+
+    xs = [_x(1.0, 2.0) for _ in range(n_inputs)]
+    (y,) = Bad().apply(xs)
+    y.grad = numpy.ones(2, numpy.float32)
+    with pytest.raises(error, match=match):
+        y.backward()
+
+
+def test_raw_array_gradients_for_several_inputs():
+    class Two(chainer.FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0] + inputs[1],)
+
+        def backward(self, indexes, grad_outputs):
+            g = grad_outputs[0].array
+            return g * 2, g * 3
+
+    a, b = _x(1.0, 2.0), _x(3.0, 4.0)
+    (y,) = Two().apply((a, b))
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(a.grad, [2.0, 2.0])
+    numpy.testing.assert_array_equal(b.grad, [3.0, 3.0])
 
 
 def test_backward_returning_all_inputs_is_filtered():

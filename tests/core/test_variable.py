@@ -45,6 +45,20 @@ class TestConstruction:
         with pytest.raises(TypeError, match="unexpected keyword"):
             Variable(numpy.ones(1), foo=1)
 
+    def test_keyword_options(self):
+        x = Variable(numpy.ones(2, numpy.float32), name="x", requires_grad=0)
+        assert x.name == "x"
+        assert x.node.name == "x"
+        assert x.requires_grad is False
+        assert x.node.requires_grad is False
+        assert x.node.shape == (2,)
+        assert x.node.dtype == numpy.float32
+        assert x.node.get_variable_or_none() is x
+
+    def test_data_is_positional_only_option(self):
+        with pytest.raises(TypeError):
+            Variable(numpy.ones(1), "name")
+
     def test_initial_grad(self):
         g = numpy.full(3, 2, numpy.float32)
         x = Variable(numpy.ones(3, numpy.float32), grad=g)

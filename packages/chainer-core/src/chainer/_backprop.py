@@ -18,6 +18,8 @@ from chainer import variable as variable_module
 
 _config = configuration.config
 _Variable = variable_module.Variable
+_ndarray = numpy.ndarray
+_weakref = weakref.ref
 _default_accumulate = function_node_module.FunctionNode.backward_accumulate
 
 
@@ -44,6 +46,8 @@ def _add(a, b, double=None):
 
 
 def _as_grad_var(func, gx):
+    if type(gx) is _ndarray:
+        return _Variable._make(gx, False)
     if gx is None or isinstance(gx, _Variable):
         return gx
     if not variable_module._is_array(gx):
@@ -71,7 +75,7 @@ def _check_grad(func, node, gx):
 def _check_count(func, gxs, target_indexes):
     # backward may return one gradient per input instead of per target.
     if len(gxs) == len(func.inputs):
-        return tuple([gxs[i] for i in target_indexes])
+        return tuple(map(gxs.__getitem__, target_indexes))
     raise ValueError(
         f"number of gradients returned by {func.label}.backward is "
         f"incorrect: {len(gxs)} (expected {len(target_indexes)} or "
@@ -143,9 +147,12 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
 def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
     grads = {}  # node -> accumulated gradient Variable of non-leaf nodes
     owned = {}  # arrays held by leaves or outputs: see _leaf_grad
-    for gy in grad_outputs:
-        if gy is not None:
-            _own(owned, gy._data)
+    # Nodes waiting for backward are ordered by rank, highest first, and by
+    # the order they became ready. The creators of the outputs are sorted once
+    # into `starts` (taken from its end); nodes that become ready later go
+    # through `heap`. Many outputs (chainer.backward over a list of losses)
+    # thus cost no heap operations.
+    starts = []
     heap = []
     seen = set()
     counter = 0
@@ -155,6 +162,11 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
     for y, gy in zip(outputs, grad_outputs, strict=True):
         if gy is None:
             continue
+        data = gy._data
+        if type(data) is _ndarray:
+            owned[id(data)] = _weakref(data)  # _own, inline
+        else:
+            _own(owned, data)
         node = y._node
         if targets is not None and node in targets:
             targets[node] = _add(targets[node], gy)
@@ -164,25 +176,29 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
                 # A leaf among the outputs receives its upstream gradient.
                 y._grad_var = _add(y._grad_var, gy)
             continue
-        grads[node] = _add(grads.get(node), gy)
+        old = grads.get(node)
+        grads[node] = gy if old is None else _add(old, gy)
         if creator not in seen:
             seen.add(creator)
-            heappush(heap, (-creator.rank, counter, creator))
+            starts.append((-creator.rank, counter, creator))
             counter += 1
+    starts.sort(reverse=True)
 
     global_hooks = function_hook._thread_local.__dict__.get("function_hooks")
     debug = _config.debug
     double = _config.enable_backprop
     plain = not (global_hooks or debug)
-    # A node that became ready while the heap was empty is the only
+    # A node that became ready while nothing else waited is the only
     # candidate: it waits in `ready` instead of going through the heap (a
     # chain of ops never touches the heap). It joins the heap as soon as
     # another node becomes ready.
     ready = None
-    while heap or ready is not None:
+    while heap or ready is not None or starts:
         if ready is not None:
             func = ready
             ready = None
+        elif starts and (not heap or starts[-1] < heap[0]):
+            func = starts.pop()[2]
         else:
             func = heappop(heap)[2]
         # One output and one input are most nodes: they skip the generic
@@ -218,32 +234,63 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
         try:
             if (
                 plain
-                and len(inputs) == 1
                 and not func._local_function_hooks
                 and type(func).backward_accumulate is _default_accumulate
             ):
-                # The common node: _run_backward's checks for one input, inline.
-                if not inputs[0]._requires_grad:
-                    continue
-                target_indexes = _FIRST
+                # The common node (no hooks, default accumulation):
+                # _run_backward's checks, inline; one input is most nodes.
                 accumulate = False
-                gxs = func.backward(_FIRST, out_grads)
-                if type(gxs) is not tuple:
-                    gxs = tuple(gxs)
-                if len(gxs) != 1:
-                    _check_count(func, gxs, _FIRST)
-                gx = gxs[0]
-                if gx is not None:
-                    if type(gx) is not _Variable:
-                        gx = _as_grad_var(func, gx)
-                        gxs = (gx,)
-                    node = inputs[0]
-                    data = gx._data
-                    # (Identical dtype objects skip the rich comparison.)
-                    if data.shape != node.shape or (
-                        data.dtype is not node.dtype and data.dtype != node.dtype
-                    ):
-                        _check_grad(func, node, gx)
+                if len(inputs) == 1:
+                    if not inputs[0]._requires_grad:
+                        continue
+                    target_indexes = _FIRST
+                    gxs = func.backward(_FIRST, out_grads)
+                    if type(gxs) is not tuple:
+                        gxs = tuple(gxs)
+                    if len(gxs) != 1:
+                        gxs = _check_count(func, gxs, _FIRST)
+                    gx = gxs[0]
+                    if gx is not None:
+                        if type(gx) is not _Variable:
+                            gx = _as_grad_var(func, gx)
+                            gxs = (gx,)
+                        node = inputs[0]
+                        data = gx._data
+                        # (Identical dtype objects skip the rich comparison.)
+                        if data.shape != node.shape or (
+                            data.dtype is not node.dtype and data.dtype != node.dtype
+                        ):
+                            _check_grad(func, node, gx)
+                else:
+                    if len(inputs) == 2:
+                        target_indexes = _OF_TWO[
+                            inputs[0]._requires_grad + 2 * inputs[1]._requires_grad
+                        ]
+                    else:
+                        target_indexes = tuple(
+                            [i for i, x in enumerate(inputs) if x._requires_grad]
+                        )
+                    if not target_indexes:
+                        continue
+                    gxs = func.backward(target_indexes, out_grads)
+                    if type(gxs) is not tuple:
+                        gxs = tuple(gxs)
+                    if len(gxs) != len(target_indexes):
+                        gxs = _check_count(func, gxs, target_indexes)
+                    checked = []
+                    for i, gx in zip(target_indexes, gxs):  # noqa: B905
+                        if gx is not None:
+                            if type(gx) is not _Variable:
+                                gx = _as_grad_var(func, gx)
+                            node = inputs[i]
+                            data = gx._data
+                            if data.shape != node.shape or (
+                                data.dtype is not node.dtype
+                                and data.dtype != node.dtype
+                            ):
+                                _check_grad(func, node, gx)
+                        checked.append(gx)
+                    gxs = checked
             else:
                 target_indexes = []
                 for i, x in enumerate(inputs):
@@ -297,7 +344,7 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
                     grads[node] = gx if old is None else _add(old, gx, double)
                 if creator not in seen:
                     seen.add(creator)
-                    if ready is None and not heap:
+                    if ready is None and not heap and not starts:
                         ready = creator
                     else:
                         if ready is not None:
@@ -326,6 +373,8 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
 
 
 _FIRST = (0,)
+# Target indexes of a two-input node by requires_grad of input 0 + 2 * input 1.
+_OF_TWO = ((), _FIRST, (1,), (0, 1))
 
 
 class _PassLocal(threading.local):
@@ -427,9 +476,11 @@ def _add_to_leaf(var, old, gx, summed, double):
     # A sum this pass made for this leaf alone (a weight shared by many time
     # steps) takes further contributions in place instead of a new array
     # each; gradients reaching here have the leaf's shape and dtype.
-    if not double and _holds(summed, old._data):
-        old._data += gx._data
-        return
+    if not double:
+        ref = summed.get(id(old._data))
+        if ref is not None and ref() is old._data:  # _holds, inline
+            old._data += gx._data
+            return
     var._grad_var = _add(old, gx, double)
     if not double:
         _own(summed, var._grad_var._data)

@@ -16,6 +16,9 @@ from chainer.utils import type_check
 _config = configuration.config
 _Variable = variable_module.Variable
 _make_variable = variable_module.Variable._make
+_VariableNode = variable_module.VariableNode
+_no_variable = variable_module._no_variable
+_new = object.__new__
 _make_output = variable_module.Variable._make_output
 _weakref = weakref.ref
 _tc_local = type_check._thread_local
@@ -125,27 +128,38 @@ class FunctionNode:
             tuple of Variable: The outputs. A graph node is recorded only if
             backprop is enabled and some input requires a gradient.
         """
-        input_vars = []
+        input_nodes = []
         in_data = []
         requires_grad = False
         foreign = False  # any input that is not a plain NumPy array
         for x in inputs:
             if isinstance(x, _Variable):
-                input_vars.append(x)
+                input_nodes.append(x._node)
                 data = x._data
                 if x._requires_grad:
                     requires_grad = True
             else:
                 if x is None:
                     raise TypeError(f"{self.label}: input must not be None")
-                # A plain NumPy array (labels, constants) skips the checks of
-                # Variable's constructor.
                 if type(x) is _ndarray:
-                    v = _make_variable(x, False)
+                    # A plain NumPy array (labels, constants) gets a graph
+                    # node only: the Variable that would wrap it dies with
+                    # this call anyway.
+                    node = _new(_VariableNode)
+                    node._variable = _no_variable
+                    node.name = None
+                    node._requires_grad = False
+                    node._creator_node = None
+                    node.data = None
+                    node.rank = 0
+                    node.shape = x.shape
+                    node.dtype = x.dtype
+                    input_nodes.append(node)
+                    data = x
                 else:
                     v = variable_module.as_variable(x)
-                input_vars.append(v)
-                data = v._data
+                    input_nodes.append(v._node)
+                    data = v._data
             if type(data) is not _ndarray:
                 foreign = True
             in_data.append(data)
@@ -232,19 +246,16 @@ class FunctionNode:
                 return (_make_variable(outputs[0], requires_grad),)
             return tuple([_make_variable(y, requires_grad) for y in outputs])
 
-        if len(input_vars) == 1:
-            node = input_vars[0]._node
+        if len(input_nodes) == 1:
+            node = input_nodes[0]
             self.inputs = (node,)
             rank = node.rank
         else:
             rank = 0
-            nodes = []
-            for x in input_vars:
-                node = x._node
-                nodes.append(node)
+            for node in input_nodes:
                 if node.rank > rank:
                     rank = node.rank
-            self.inputs = tuple(nodes)
+            self.inputs = tuple(input_nodes)
         self.rank = rank
         rank += 1
         if len(outputs) == 1:
@@ -256,8 +267,7 @@ class FunctionNode:
             self.outputs = tuple([_weakref(v._node) for v in ret])
         if self._input_indexes_to_retain is not None:
             for index in self._input_indexes_to_retain:
-                x = input_vars[index]
-                x._node.data = x._data
+                input_nodes[index].data = in_data[index]
         indexes = self._output_indexes_to_retain
         if indexes is not None:
             if len(ret) == 1 and len(indexes) == 1:

@@ -13,6 +13,8 @@ from chainer import configuration
 
 _config = configuration.config
 _ndarray = numpy.ndarray
+_new = object.__new__
+_weakref = weakref.ref
 
 
 def _is_array(x) -> bool:
@@ -42,6 +44,11 @@ def _check_grad_type(func, x, is_node_x, gx):
         raise ValueError(
             f"shape of data and grad mismatch{where}\n{x_data.shape} != {gx.shape}"
         )
+
+
+def _no_variable():
+    # The "weak reference" of a node that never had a Variable.
+    return None
 
 
 class VariableNode:
@@ -183,10 +190,9 @@ class Variable:
     _is_chainer_variable = True
     _loss_scale = None
 
-    def __init__(self, data=None, **kwargs) -> None:
-        name = kwargs.pop("name", None)
-        grad = kwargs.pop("grad", None)
-        requires_grad = kwargs.pop("requires_grad", True)
+    def __init__(
+        self, data=None, *, name=None, grad=None, requires_grad=True, **kwargs
+    ) -> None:
         if kwargs:
             if "volatile" in kwargs:
                 raise ValueError(
@@ -194,14 +200,30 @@ class Variable:
                     "Use chainer.using_config('enable_backprop', False)"
                 )
             raise TypeError(f"unexpected keyword arguments: {sorted(kwargs)}")
-        if data is not None and not _is_array(data):
+        if data is not None and type(data) is not _ndarray and not _is_array(data):
             raise TypeError(
                 "numpy.ndarray or cuda.ndarray are expected as Variable data; "
                 f"got {type(data).__name__}"
             )
+        if requires_grad is not True:
+            requires_grad = bool(requires_grad)
         self._data = data
-        self._requires_grad = bool(requires_grad)
-        self._node = VariableNode(self, name)
+        self._requires_grad = requires_grad
+        # VariableNode(self, name), spelled out: a Variable is made per op
+        # input in user code.
+        node = _new(VariableNode)
+        node._variable = _weakref(self)
+        node.name = name
+        node._requires_grad = requires_grad
+        node._creator_node = None
+        node.data = None
+        node.rank = 0
+        if data is None:
+            node.shape = node.dtype = None
+        else:
+            node.shape = data.shape
+            node.dtype = data.dtype
+        self._node = node
         self._grad_var = None if grad is None else Variable(grad)
 
     @classmethod
