@@ -271,3 +271,86 @@ def test_fused_path_with_narrow_labels_matches_the_general_path(label_dtype):
     loss = sce.softmax_cross_entropy(x, t)
     numpy.testing.assert_allclose(loss.array, expected, rtol=1e-5)
     numpy.testing.assert_allclose(fused.grad, general.grad, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("ignore_label", [-1, 0, 2, 7])
+@pytest.mark.parametrize("normalize", [True, False])
+def test_numpy_path_matches_reference_and_general_path(dtype, ignore_label, normalize):
+    # With ignore_label -1 no label is ignored (labels above it skip the
+    # mask); 0 and 2 are labels present in t; 7 is above every label.
+    rng = numpy.random.RandomState(5)
+    x = rng.standard_normal((9, 4)).astype(dtype)
+    t = numpy.array([0, 2, 1, 3, 2, 0, 1, 3, 2], numpy.int32)
+    kwargs = {"ignore_label": ignore_label, "normalize": normalize}
+    fused = chainer.Variable(x)
+    loss = sce.softmax_cross_entropy(fused, t, **kwargs)
+    loss.backward()
+    expected = _expected_hard(x, t, normalize, None, ignore_label, "mean")
+    half = dtype == numpy.float16
+    tol = {"rtol": 1e-2, "atol": 1e-3} if half else {"rtol": 1e-6}
+    numpy.testing.assert_allclose(loss.array, expected, **tol)
+    assert loss.dtype == dtype
+    assert fused.grad.dtype == dtype
+    general = chainer.Variable(x)
+    loss = sce.softmax_cross_entropy(general, t, enable_double_backprop=True, **kwargs)
+    loss.backward()
+    tol = {"rtol": 1e-2, "atol": 1e-3} if half else {"rtol": 1e-5, "atol": 1e-7}
+    numpy.testing.assert_allclose(fused.grad, general.grad, **tol)
+
+
+def test_backward_twice_accumulates_the_same_gradient():
+    # The gradient is computed from a cached array: it must not be scaled in
+    # place.
+    x, t = _inputs()
+    xv = chainer.Variable(x)
+    loss = sce.softmax_cross_entropy(xv, t)
+    loss.backward()
+    once = xv.grad.copy()
+    loss.backward()
+    numpy.testing.assert_allclose(xv.grad, 2 * once, rtol=1e-6)
+    xv.cleargrad()
+    loss.grad = numpy.array(3, numpy.float32)
+    loss.backward()
+    numpy.testing.assert_allclose(xv.grad, 3 * once, rtol=1e-6)
+
+
+def test_gradient_of_a_dropped_input_in_double_backprop_mode():
+    # The input Variable is gone by backward: x is retained for the gradient
+    # node that refuses double backprop.
+    x, t = _inputs()
+    xv = chainer.Variable(x)
+    loss = sce.softmax_cross_entropy(xv * 1, t)
+    (gx,) = chainer.grad([loss], [xv], enable_double_backprop=True)
+    ref = chainer.Variable(x)
+    sce.softmax_cross_entropy(ref, t).backward()
+    numpy.testing.assert_allclose(gx.array, ref.grad, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="enable_double_backprop=True"):
+        chainer.functions.sum(gx * gx).backward()
+
+
+def test_empty_batch():
+    xv = chainer.Variable(numpy.zeros((0, 3), numpy.float32))
+    loss = sce.softmax_cross_entropy(xv, numpy.zeros(0, numpy.int32))
+    loss.backward()
+    assert float(loss.array) == 0
+    assert xv.grad.shape == (0, 3)
+
+
+def test_default_options_node_matches_constructor_defaults():
+    # softmax_cross_entropy with default options builds its node without
+    # __init__: the class attributes must be the constructor's defaults.
+    built = sce.SoftmaxCrossEntropy()
+    x, t = _inputs()
+    node = sce.softmax_cross_entropy(chainer.Variable(x), t).creator
+    for name in (
+        "normalize",
+        "cache_score",
+        "class_weight",
+        "ignore_label",
+        "reduce",
+        "soft_target_loss",
+        "enable_double_backprop",
+        "_fusable",
+    ):
+        assert getattr(node, name) == getattr(built, name), name

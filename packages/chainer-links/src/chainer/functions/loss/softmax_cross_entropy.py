@@ -10,8 +10,20 @@ from chainer.functions.evaluation import accuracy
 from chainer.utils import type_check
 
 _config = chainer.config
+_cfg_local = _config._local
+_cfg_global = chainer.global_config
+_ndarray = numpy.ndarray
+_float16 = numpy.dtype(numpy.float16)
 _max_reduce = numpy.maximum.reduce
 _add_reduce = numpy.add.reduce
+_exp = numpy.exp
+_log = numpy.log
+_expm1 = numpy.expm1
+_count_nonzero = numpy.count_nonzero
+_where = numpy.where
+_array = numpy.array
+_new = object.__new__
+_make_variable = variable.Variable._make
 
 
 _offsets = {}
@@ -35,6 +47,24 @@ def _row_offsets(xp, n, k, dtype):
             _offsets.clear()
         _offsets[key] = offsets
     return offsets
+
+
+# Per (x.shape, x.dtype, t.dtype), what the NumPy path needs: row offsets,
+# ones of length k (row sums as a dot product: a third of a reduction's cost,
+# and float16 accumulated in float32) and ones of length n.
+_numpy_consts = {}
+
+
+def _numpy_constants(key):
+    (n, k), dtype, label_dtype = key
+    if len(_numpy_consts) > 64:
+        _numpy_consts.clear()
+    consts = _numpy_consts[key] = (
+        _row_offsets(numpy, n, k, label_dtype),
+        numpy.ones(k, dtype),
+        numpy.ones(n, dtype),
+    )
+    return consts
 
 
 def _constant(value, dtype):
@@ -103,19 +133,46 @@ def _expand(a, ndim):
     return a.reshape((*a.shape[:1], 1, *a.shape[1:])) if ndim > 1 else a
 
 
+_fits = {}
+
+
 def _hard_labels_fit(node, xs):
-    # Float scores (n, k, ...) with integer labels (n, ...), no class weights.
-    return node.class_weight is None and accuracy._scores_and_labels(node, xs)
+    # A type_check.fast_path predicate: float scores (n, k, d...) and integer
+    # labels (n, d...), no class weights. The answer is cached per shapes
+    # and dtypes (a lookup costs half of reading and comparing them).
+    if len(xs) != 2 or node.class_weight is not None:
+        return False
+    x, t = xs
+    key = (x.shape, x.dtype, t.shape, t.dtype)
+    fit = _fits.get(key)
+    if fit is None:
+        if len(_fits) > 256:
+            _fits.clear()
+        fit = _fits[key] = accuracy._scores_and_labels(node, xs)
+    return fit
 
 
 class SoftmaxCrossEntropy(function_node.FunctionNode):
     """Softmax cross entropy over axis 1, with hard (int) or soft (float) targets."""
 
+    # Class-level defaults are the constructor's: softmax_cross_entropy
+    # builds a node with default options without calling __init__.
     normalize = True
+    cache_score = True
+    class_weight = None
+    ignore_label = -1
+    reduce = "mean"
+    soft_target_loss = "cross-entropy"
+    enable_double_backprop = False
+    # Whether the options allow the fused 2-d paths (hard labels, mean).
+    _fusable = True
     y = None
     soft_target = False
     eps = 1e-7
     _coeff = None
+    # Set by the NumPy 2-d path: softmax(x) - onehot(t), with ignored rows
+    # zeroed; the gradient is this times gy * _coeff.
+    _gx_unit = None
     # Set by the fused 2-d path: the labels with ignored ones replaced by 0,
     # and the per-row weights (None when no label is ignored).
     _labels = None
@@ -147,6 +204,12 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         self.reduce = reduce
         self.soft_target_loss = soft_target_loss
         self.enable_double_backprop = enable_double_backprop
+        self._fusable = (
+            class_weight is None
+            and reduce == "mean"
+            and bool(cache_score)
+            and not enable_double_backprop
+        )
 
     @type_check.fast_path(_hard_labels_fit)
     def check_type_forward(self, in_types):
@@ -170,20 +233,67 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             type_check.expect(x_type.shape[1] == n_class)
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, t = inputs
+        if not (
+            self._fusable
+            and type(x) is _ndarray
+            and type(t) is _ndarray
+            and x.ndim == 2
+            and t.dtype.kind == "i"
+        ):
+            return self._forward_generic(x, t)
+        # The common classifier loss on NumPy, fused: the gradient's unit
+        # (softmax - onehot) is finished here, so backward is one
+        # multiplication. Only x is retained (for an attempt to differentiate
+        # the gradient, see backward).
+        self._input_indexes_to_retain = _X_ONLY
+        local = _cfg_local.__dict__
+        if local.get("debug", _cfg_global.debug) if local else _cfg_global.debug:
+            _check_input_values(x, t, self.ignore_label)
+        dtype = x.dtype
+        key = (x.shape, dtype, t.dtype)
+        offsets, ones_k, ones_n = _numpy_consts.get(key) or _numpy_constants(key)
+        n = len(offsets)
+        shifted = x - _max_reduce(x, 1, None, None, True)
+        e = _exp(shifted)
+        s = e.dot(ones_k)
+        # Labels all above ignore_label (the usual case with -1) need no
+        # mask: argmin is a fraction of the cost of a comparison and a count.
+        if n and t.item(t.argmin()) > self.ignore_label:
+            count = n
+            flat = offsets + t
+        else:
+            valid = t != _label_array(self.ignore_label, t.dtype)
+            count = _count_nonzero(valid)
+            flat = offsets + (t if count == n else _where(valid, t, 0))
+        log_p = shifted.take(flat)
+        log_p -= _log(s)
+        e /= s.reshape(n, 1)
+        # exp(log_p) - 1 is softmax - 1 at the labels, without cancellation.
+        e.put(flat, _expm1(log_p))
+        if count != n:
+            weight = valid.astype(dtype)
+            e *= weight.reshape(n, 1)
+        else:
+            weight = ones_n
+        self._gx_unit = e
+        self._coeff = coeff = 1.0 / max(count if self.normalize else n, 1)
+        if dtype is _float16:
+            # Summed in float32, scaled in Python floats, rounded once.
+            if count != n:
+                log_p *= weight
+            total = float(_add_reduce(log_p, 0, numpy.float32))
+        else:
+            total = float(log_p.dot(weight))
+        return (_array(total * -coeff, dtype),)
+
+    def _forward_generic(self, x, t):
+        self.retain_inputs((0, 1))
         xp = backend.get_array_module(x)
         self.soft_target = t.dtype.kind == "f"
         if chainer.is_debug() and not self.soft_target:
             _check_input_values(x, t, self.ignore_label)
-        if (
-            x.ndim == 2
-            and not self.soft_target
-            and self.class_weight is None
-            and self.reduce == "mean"
-            and self.cache_score
-            and not self.enable_double_backprop
-        ):
+        if x.ndim == 2 and not self.soft_target and self._fusable:
             return self._forward_2d(x, t, xp)
         log_y = _log_softmax(x, xp)
         if self.cache_score and not self.enable_double_backprop:
@@ -287,6 +397,18 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
+        unit = self._gx_unit
+        if unit is not None:
+            # The NumPy 2-d path. A plain backward pass builds no graph: a
+            # gradient node would only be overhead.
+            local = _cfg_local.__dict__
+            if not local.get("enable_backprop", _cfg_global.enable_backprop):
+                # A cached 0-d array: the scale is the same every iteration.
+                key = (float(gy._data) * self._coeff, unit.dtype)
+                gx = _make_variable(
+                    unit * (_constants.get(key) or _constant(*key)), False
+                )
+                return (gx,) if len(indexes) == 1 else (gx, None)
         if self.enable_double_backprop:
             x, t = self.get_retained_inputs()
             return self._double_backprop_grad(x, t.array, gy), None
@@ -294,7 +416,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         x = self.inputs[0].get_variable()
         t = self.inputs[1].data
         y = self.y
-        if y is None:
+        if y is None and unit is None:
             xp = backend.get_array_module(x.array)
             y = xp.exp(_log_softmax(x.array, xp))
         if type(y) is numpy.ndarray and not _config.enable_backprop:
@@ -308,6 +430,8 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         return grad.apply((x, gy))[0], None
 
     def _gx_array(self, y, t, gy):
+        if self._gx_unit is not None:
+            return self._gx_unit * gy.dtype.type(float(gy) * self._coeff)
         xp = backend.get_array_module(y)
         if self._labels is not None:
             # _labels holds flat indexes into y (see _forward_2d).
@@ -348,6 +472,12 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         if self.reduce == "mean":
             return gx * (gy * self._coeff)
         return gx * _ops.reshape(gy, _expand(gy.array, x.ndim).shape)
+
+
+_X_ONLY = (0,)
+# softmax_cross_entropy's defaults of normalize, cache_score, ignore_label,
+# reduce, enable_double_backprop and soft_target_loss.
+_DEFAULT_OPTIONS = (True, True, -1, "mean", False, "cross-entropy")
 
 
 class _SoftmaxCrossEntropyGradNoDoubleBackprop(function_node.FunctionNode):
@@ -429,14 +559,29 @@ def softmax_cross_entropy(
         >>> round(float(softmax_cross_entropy(x, np.array([3, -1], np.int32)).array), 4)
         0.4402
     """
-    func = SoftmaxCrossEntropy(
-        normalize,
-        cache_score,
-        class_weight,
-        ignore_label,
-        reduce,
-        soft_target_loss,
-        enable_double_backprop,
-    )
+    if (
+        class_weight is None
+        and (
+            normalize,
+            cache_score,
+            ignore_label,
+            reduce,
+            enable_double_backprop,
+            soft_target_loss,
+        )
+        == _DEFAULT_OPTIONS
+    ):
+        # The defaults are the class attributes: no __init__ frame.
+        func = _new(SoftmaxCrossEntropy)
+    else:
+        func = SoftmaxCrossEntropy(
+            normalize,
+            cache_score,
+            class_weight,
+            ignore_label,
+            reduce,
+            soft_target_loss,
+            enable_double_backprop,
+        )
     (loss,) = func.apply((x, t))
     return loss
