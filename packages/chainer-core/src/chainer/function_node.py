@@ -144,7 +144,8 @@ class FunctionNode:
                 if type(x) is _ndarray:
                     # A plain NumPy array (labels, constants) gets a graph
                     # node only: the Variable that would wrap it dies with
-                    # this call anyway.
+                    # this call anyway. The node is spelled out like
+                    # Variable._make's: a call per such input costs more.
                     node = _new(_VariableNode)
                     node._variable = _no_variable
                     node.name = None

@@ -354,3 +354,25 @@ def test_default_options_node_matches_constructor_defaults():
         "_fusable",
     ):
         assert getattr(node, name) == getattr(built, name), name
+
+
+class _ArraySubclass(numpy.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("ignore", [False, True])
+def test_generic_fused_path_matches_the_numpy_path(ignore):
+    # Arrays other than exact NumPy arrays (CuPy's, or a NumPy subclass as
+    # here) take the array-module generic 2-d path.
+    x, t = _inputs()
+    if not ignore:
+        t = numpy.array([0, 2, 1, 1], numpy.int32)
+    generic = chainer.Variable(x.view(_ArraySubclass))
+    loss = sce.softmax_cross_entropy(generic, t)
+    assert loss.creator.y is not None  # the generic path caches the softmax
+    loss.backward()
+    plain = chainer.Variable(x)
+    expected = sce.softmax_cross_entropy(plain, t)
+    expected.backward()
+    numpy.testing.assert_allclose(loss.array, expected.array, rtol=1e-6)
+    numpy.testing.assert_allclose(generic.grad, plain.grad, rtol=1e-5, atol=1e-7)

@@ -30,6 +30,16 @@ _offsets = {}
 _constants = {}
 
 
+def _remember(cache, key, value):
+    # Stores a computed value in one of the small caches of this module,
+    # which are emptied when they grow past 64 entries (shapes and dtypes of
+    # a training run are few).
+    if len(cache) > 64:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 def _row_offsets(xp, n, k, dtype):
     # Flat offsets of the rows of an (n, k) array, in the labels' dtype (so
     # that adding the labels is a same-type op) unless n * k overflows it.
@@ -43,9 +53,7 @@ def _row_offsets(xp, n, k, dtype):
         offsets = xp.arange(0, n * k, k, dtype=dtype)
         if xp is not numpy:
             return offsets
-        if len(_offsets) > 64:
-            _offsets.clear()
-        _offsets[key] = offsets
+        _remember(_offsets, key, offsets)
     return offsets
 
 
@@ -57,14 +65,12 @@ _numpy_consts = {}
 
 def _numpy_constants(key):
     (n, k), dtype, label_dtype = key
-    if len(_numpy_consts) > 64:
-        _numpy_consts.clear()
-    consts = _numpy_consts[key] = (
+    consts = (
         _row_offsets(numpy, n, k, label_dtype),
         numpy.ones(k, dtype),
         numpy.ones(n, dtype),
     )
-    return consts
+    return _remember(_numpy_consts, key, consts)
 
 
 def _constant(value, dtype):
@@ -74,9 +80,7 @@ def _constant(value, dtype):
     key = (value, dtype)
     array = _constants.get(key)
     if array is None:
-        if len(_constants) > 64:
-            _constants.clear()
-        array = _constants[key] = numpy.array(value, dtype)
+        array = _remember(_constants, key, numpy.array(value, dtype))
     return array
 
 
@@ -146,9 +150,7 @@ def _hard_labels_fit(node, xs):
     key = (x.shape, x.dtype, t.shape, t.dtype)
     fit = _fits.get(key)
     if fit is None:
-        if len(_fits) > 256:
-            _fits.clear()
-        fit = _fits[key] = accuracy._scores_and_labels(node, xs)
+        fit = _remember(_fits, key, accuracy._scores_and_labels(node, xs))
     return fit
 
 
@@ -319,25 +321,15 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         return (xp.asarray(loss.sum(dtype=acc) * self._coeff, dtype=x.dtype),)
 
     def _forward_2d(self, x, t, xp):
-        # The common classifier loss, fused: one exp, the softmax kept for
-        # backward, flat take/put instead of 2-d fancy indexing (a third of
-        # the cost on small batches), and no per-instance weights unless a
-        # label is ignored.
-        if type(x) is numpy.ndarray:
-            shifted = x - _max_reduce(x, 1, None, None, True)
-            e = numpy.exp(shifted)
-            s = _add_reduce(e, 1, None, None, True)
-        else:
-            shifted = x - x.max(axis=1, keepdims=True)
-            e = xp.exp(shifted)
-            s = e.sum(axis=1, keepdims=True)
+        # The common classifier loss on other array types (NumPy arrays take
+        # the path in forward), fused: one exp, the softmax kept for
+        # backward, flat take/put instead of 2-d fancy indexing, and no
+        # per-instance weights unless a label is ignored.
+        shifted = x - x.max(axis=1, keepdims=True)
+        e = xp.exp(shifted)
+        s = e.sum(axis=1, keepdims=True)
         n, k = x.shape
-        if type(t) is numpy.ndarray:
-            # Compared with a 0-d array of t's dtype: a Python int costs
-            # NumPy 1.x twice as much (value-based casting).
-            valid = t != _label_array(self.ignore_label, t.dtype)
-        else:
-            valid = t != self.ignore_label
+        valid = t != self.ignore_label
         count = int(xp.count_nonzero(valid))
         labels = t if count == n else xp.where(valid, t, 0)
         flat = _row_offsets(xp, n, k, labels.dtype) + labels
@@ -353,10 +345,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         # float16 sums are accumulated in float32 to avoid overflow; the
         # scaling is done in Python floats (float64), then rounded once.
         acc = numpy.float32 if x.dtype == numpy.float16 else x.dtype
-        if type(log_p) is numpy.ndarray:
-            total = float(_add_reduce(log_p, 0, acc))
-        else:
-            total = float(log_p.sum(dtype=acc))
+        total = float(log_p.sum(dtype=acc))
         return (xp.array(total * -self._coeff, dtype=x.dtype),)
 
     def _weighted_target(self, t, dtype):
