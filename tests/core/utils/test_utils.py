@@ -1,3 +1,4 @@
+import threading
 import warnings
 
 import numpy
@@ -45,3 +46,31 @@ def test_force_array_and_type():
     assert utils.force_array(numpy.ones(2), numpy.float32).dtype == numpy.float32
     assert utils.force_type(numpy.float16, 1.5).dtype == numpy.float16
     assert utils.size_of_shape((2, 3, 4)) == 24
+
+
+def test_config_entry_reads_like_chainer_config():
+    assert utils._config_entry("train") is chainer.config.train
+    with chainer.using_config("train", False):
+        assert utils._config_entry("train") is False
+        seen = []
+        # Another thread sees the global value, not this thread's override.
+        thread = threading.Thread(
+            target=lambda: seen.append(utils._config_entry("train"))
+        )
+        thread.start()
+        thread.join()
+        assert seen == [chainer.global_config.train]
+    with chainer.using_config("my_entry", 3):
+        assert utils._config_entry("my_entry") == 3
+    with pytest.raises(AttributeError):
+        utils._config_entry("no_such_entry")
+
+
+def test_numpy_constant_is_cached_and_read_only():
+    a = utils._numpy_constant(0.5, numpy.dtype(numpy.float32))
+    assert a.shape == ()
+    assert a.dtype == numpy.float32
+    assert float(a) == 0.5
+    assert utils._numpy_constant(0.5, numpy.dtype(numpy.float32)) is a
+    with pytest.raises(ValueError, match="read-only"):
+        a[...] = 1

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import numpy
 
+from chainer import configuration as _configuration
+
+_config_local = _configuration.config._local
+_global_config = _configuration.global_config
+_MISSING = object()
+
 
 def force_array(x, dtype=None):
     """Returns ``x`` as an array (0-d NumPy scalars become 0-d arrays).
@@ -26,6 +32,44 @@ def force_type(dtype, value):
     if value.dtype != dtype:
         return value.astype(dtype, copy=False)
     return value
+
+
+def _config_entry(name):
+    """``chainer.config.<name>`` for hot paths, at a fifth of its cost.
+
+    Reading an entry through ``LocalConfig.__getattr__`` costs about 7k CPU
+    instructions (the normal attribute lookup fails first); functions called
+    per op (dropout, batch normalization) read the thread-local and global
+    dicts directly. (It lives here rather than in ``configuration``: adding
+    it there made unrelated ops 1 % slower through CPython's caches, see
+    benchmarks/README.md.)
+    """
+    value = _config_local.__dict__.get(name, _MISSING)
+    if value is _MISSING:
+        return getattr(_global_config, name)
+    return value
+
+
+# (value, dtype) -> read-only 0-d NumPy array; see _numpy_constant.
+_numpy_constants: dict = {}
+
+
+def _numpy_constant(value, dtype):
+    """A cached, read-only 0-d NumPy array of ``value`` and ``dtype``.
+
+    Hot paths multiply or compare arrays with these instead of Python or
+    NumPy scalars: NumPy 1.x casts scalars by value, which on small arrays
+    costs more than the operation. The cache is emptied past 64 entries.
+    """
+    key = (value, dtype)
+    array = _numpy_constants.get(key)
+    if array is None:
+        if len(_numpy_constants) > 64:
+            _numpy_constants.clear()
+        array = numpy.array(value, dtype)
+        array.flags.writeable = False
+        _numpy_constants[key] = array
+    return array
 
 
 def size_of_shape(shape):

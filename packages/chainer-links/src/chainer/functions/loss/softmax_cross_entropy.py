@@ -4,6 +4,7 @@ import chainer
 from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import utils
 from chainer import variable
 from chainer.functions.activation import softmax
 from chainer.functions.evaluation import accuracy
@@ -27,7 +28,11 @@ _make_variable = variable.Variable._make
 
 
 _offsets = {}
-_constants = {}
+# Cached read-only 0-d arrays: NumPy 1.x pays for value-based casting when an
+# array meets a Python or NumPy scalar, not when it meets a 0-d array of its
+# own dtype.
+_constants = utils._numpy_constants
+_constant = utils._numpy_constant
 
 
 def _remember(cache, key, value):
@@ -71,17 +76,6 @@ def _numpy_constants(key):
         numpy.ones(n, dtype),
     )
     return _remember(_numpy_consts, key, consts)
-
-
-def _constant(value, dtype):
-    # A cached 0-d array: NumPy 1.x pays for value-based casting when an
-    # array meets a Python or NumPy scalar, not when it meets a 0-d array of
-    # its own dtype.
-    key = (value, dtype)
-    array = _constants.get(key)
-    if array is None:
-        array = _remember(_constants, key, numpy.array(value, dtype))
-    return array
 
 
 def _label_array(label, dtype):

@@ -1,9 +1,13 @@
-import chainer
+import numpy
+
 from chainer import backend
 from chainer import function_node
 from chainer import utils
 from chainer import variable
 from chainer.utils import type_check
+
+_f8 = numpy.dtype(numpy.float64)
+_constant = utils._numpy_constant
 
 
 class Dropout(function_node.FunctionNode):
@@ -35,9 +39,16 @@ class Dropout(function_node.FunctionNode):
         (x,) = inputs
         if self.mask is None:
             xp = backend.get_array_module(x)
-            scale = x.dtype.type(1.0 / (1 - self.dropout_ratio))
-            keep = xp.random.random_sample(x.shape) >= self.dropout_ratio
-            self.mask = utils.force_array(keep * scale)
+            ratio = self.dropout_ratio
+            if xp is numpy:
+                # 0-d arrays instead of scalars: NumPy 1.x casts scalars by
+                # value, which costs more than the comparison itself.
+                keep = numpy.random.random_sample(x.shape) >= _constant(ratio, _f8)
+                self.mask = keep * _constant(1.0 / (1 - ratio), x.dtype)
+            else:
+                scale = x.dtype.type(1.0 / (1 - ratio))
+                keep = xp.random.random_sample(x.shape) >= ratio
+                self.mask = utils.force_array(keep * scale)
         return (x * self.mask,)
 
     def backward(self, indexes, grad_outputs):
@@ -97,7 +108,7 @@ def dropout(x, ratio=0.5, **kwargs):
         )
     if kwargs:
         raise TypeError(f"dropout() got unexpected keyword arguments: {sorted(kwargs)}")
-    if chainer.config.train:
+    if utils._config_entry("train"):
         func = Dropout(ratio, mask, return_mask)
         (y,) = func.apply((x,))
         mask = func.mask

@@ -3,9 +3,9 @@ import copy
 import numpy
 
 import chainer
-from chainer import configuration
 from chainer import initializers
 from chainer import link
+from chainer import utils
 from chainer import variable
 from chainer.functions.normalization import batch_normalization
 
@@ -218,7 +218,7 @@ class BatchNormalization(link.Link):
         finetune = _parse_finetune(kwargs)
         self._lazy_init(x)
         gamma, beta = self._gamma_beta()
-        if not configuration.config.train:
+        if not utils._config_entry("train"):
             return batch_normalization.fixed_batch_normalization(
                 x, gamma, beta, self.avg_mean, self.avg_var, self.eps, axis=self.axis
             )
@@ -228,7 +228,7 @@ class BatchNormalization(link.Link):
         else:
             decay = self.decay
         avg_mean, avg_var = self.avg_mean, self.avg_var
-        if configuration.config.in_recomputing:
+        if utils._config_entry("in_recomputing"):
             # Extra forward computations must not update the statistics.
             if finetune:
                 self.N -= 1
