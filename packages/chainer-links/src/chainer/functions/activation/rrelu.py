@@ -1,6 +1,6 @@
-import chainer
 from chainer import backend
 from chainer import function_node
+from chainer import utils
 from chainer.utils import type_check
 
 
@@ -31,7 +31,7 @@ class RReLU(function_node.FunctionNode):
     def forward(self, inputs):
         (x,) = inputs
         xp = backend.get_array_module(x)
-        if chainer.config.train:
+        if utils._config_entry("train"):
             if self.r is None:
                 r = xp.random.uniform(self.lower, self.upper, x.shape)
                 self.r = xp.asarray(r, dtype=x.dtype)

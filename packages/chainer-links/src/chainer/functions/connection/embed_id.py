@@ -5,6 +5,7 @@ import numpy
 import chainer
 from chainer import backend
 from chainer import function_node
+from chainer import utils
 from chainer import variable
 from chainer.utils import type_check
 
@@ -107,7 +108,7 @@ class EmbedIDFunction(function_node.FunctionNode):
             return tuple(ret)
         k = indexes.index(1)
         g_old = grad_inputs[k]
-        if chainer.config.enable_backprop and (
+        if utils._config_entry("enable_backprop") and (
             gy.requires_grad or (g_old is not None and g_old.requires_grad)
         ):
             gW = self.backward((1,), grad_outputs)[0]

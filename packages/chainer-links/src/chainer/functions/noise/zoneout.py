@@ -1,6 +1,6 @@
-import chainer
 from chainer import backend
 from chainer import function_node
+from chainer import utils
 from chainer import variable
 from chainer.utils import type_check
 
@@ -89,7 +89,7 @@ def zoneout(h, x, ratio=0.5, **kwargs):
         )
     if kwargs:
         raise TypeError(f"zoneout() got unexpected keyword arguments: {sorted(kwargs)}")
-    if chainer.config.train:
+    if utils._config_entry("train"):
         (y,) = Zoneout(ratio).apply((h, x))
         return y
     return variable.as_variable(x)

@@ -1,5 +1,5 @@
 import chainer
-from chainer import configuration
+from chainer import utils
 from chainer.functions.normalization import batch_normalization
 from chainer.functions.normalization import batch_renormalization
 from chainer.links.normalization import batch_normalization as bn_link
@@ -89,7 +89,7 @@ class BatchRenormalization(bn_link.BatchNormalization):
         if beta is None:
             with chainer.using_device(self.device):
                 beta = xp.zeros(shape, dtype)
-        if not configuration.config.train:
+        if not utils._config_entry("train"):
             return batch_normalization.fixed_batch_normalization(
                 x, gamma, beta, self.avg_mean, self.avg_var, self.eps
             )
@@ -99,7 +99,7 @@ class BatchRenormalization(bn_link.BatchNormalization):
         else:
             decay = self.decay
         update = True
-        if configuration.config.in_recomputing:
+        if utils._config_entry("in_recomputing"):
             # Extra forward computations must not update the statistics.
             if finetune:
                 self.N -= 1

@@ -1,7 +1,7 @@
 import numpy
 
-from chainer import configuration
 from chainer import link
+from chainer import utils
 from chainer.functions.normalization import decorrelated_batch_normalization as dbn
 
 
@@ -76,7 +76,7 @@ class DecorrelatedBatchNormalization(link.Link):
                 "forward() got unexpected keyword argument(s) "
                 + ", ".join(repr(k) for k in sorted(kwargs))
             )
-        if not configuration.config.train:
+        if not utils._config_entry("train"):
             return dbn.fixed_decorrelated_batch_normalization(
                 x, self.avg_mean, self.avg_projection, groups=self.groups
             )
@@ -86,7 +86,7 @@ class DecorrelatedBatchNormalization(link.Link):
         else:
             decay = self.decay
         avg_mean, avg_projection = self.avg_mean, self.avg_projection
-        if configuration.config.in_recomputing:
+        if utils._config_entry("in_recomputing"):
             # Extra forward computations must not update the statistics.
             if finetune:
                 self.N -= 1
