@@ -19,7 +19,6 @@ from chainer import variable as variable_module
 _config = configuration.config
 _Variable = variable_module.Variable
 _ndarray = numpy.ndarray
-_weakref = weakref.ref
 _default_accumulate = function_node_module.FunctionNode.backward_accumulate
 
 
@@ -97,17 +96,20 @@ def _run_backward(func, target_indexes, out_grads, in_grads, hooks, debug):
         gxs = tuple(gxs)
     if len(gxs) != len(target_indexes):
         gxs = _check_count(func, gxs, target_indexes)
-    for gx in gxs:
-        if gx is not None and type(gx) is not _Variable:
-            gxs = tuple([_as_grad_var(func, g) for g in gxs])
-            break
     inputs = func.inputs
-    for i, gx in zip(target_indexes, gxs, strict=True):
+    checked = []
+    for i, gx in zip(target_indexes, gxs):  # noqa: B905 (count checked above)
         if gx is not None:
+            if type(gx) is not _Variable:
+                gx = _as_grad_var(func, gx)
             node = inputs[i]
             data = gx._data
-            if data.shape != node.shape or data.dtype != node.dtype:
+            if data.shape != node.shape or (
+                data.dtype is not node.dtype and data.dtype != node.dtype
+            ):
                 _check_grad(func, node, gx)
+        checked.append(gx)
+    gxs = checked
     if hooks:
         for hook in hooks:
             hook.backward_postprocess(func, in_data, out_grad_data)
@@ -162,11 +164,7 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
     for y, gy in zip(outputs, grad_outputs, strict=True):
         if gy is None:
             continue
-        data = gy._data
-        if type(data) is _ndarray:
-            owned[id(data)] = _weakref(data)  # _own, inline
-        else:
-            _own(owned, data)
+        _own(owned, gy._data)
         node = y._node
         if targets is not None and node in targets:
             targets[node] = _add(targets[node], gy)
@@ -234,71 +232,43 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
         try:
             if (
                 plain
+                and len(inputs) == 1
                 and not func._local_function_hooks
                 and type(func).backward_accumulate is _default_accumulate
             ):
-                # The common node (no hooks, default accumulation):
-                # _run_backward's checks, inline; one input is most nodes.
+                # The common node: _run_backward for one input, inline.
+                if not inputs[0]._requires_grad:
+                    continue
+                target_indexes = _FIRST
                 accumulate = False
-                if len(inputs) == 1:
-                    if not inputs[0]._requires_grad:
-                        continue
-                    target_indexes = _FIRST
-                    gxs = func.backward(_FIRST, out_grads)
-                    if type(gxs) is not tuple:
-                        gxs = tuple(gxs)
-                    if len(gxs) != 1:
-                        gxs = _check_count(func, gxs, _FIRST)
-                    gx = gxs[0]
-                    if gx is not None:
-                        if type(gx) is not _Variable:
-                            gx = _as_grad_var(func, gx)
-                            gxs = (gx,)
-                        node = inputs[0]
-                        data = gx._data
-                        # (Identical dtype objects skip the rich comparison.)
-                        if data.shape != node.shape or (
-                            data.dtype is not node.dtype and data.dtype != node.dtype
-                        ):
-                            _check_grad(func, node, gx)
-                else:
-                    if len(inputs) == 2:
-                        target_indexes = _OF_TWO[
-                            inputs[0]._requires_grad + 2 * inputs[1]._requires_grad
-                        ]
-                    else:
-                        target_indexes = tuple(
-                            [i for i, x in enumerate(inputs) if x._requires_grad]
-                        )
-                    if not target_indexes:
-                        continue
-                    gxs = func.backward(target_indexes, out_grads)
-                    if type(gxs) is not tuple:
-                        gxs = tuple(gxs)
-                    if len(gxs) != len(target_indexes):
-                        gxs = _check_count(func, gxs, target_indexes)
-                    checked = []
-                    for i, gx in zip(target_indexes, gxs):  # noqa: B905
-                        if gx is not None:
-                            if type(gx) is not _Variable:
-                                gx = _as_grad_var(func, gx)
-                            node = inputs[i]
-                            data = gx._data
-                            if data.shape != node.shape or (
-                                data.dtype is not node.dtype
-                                and data.dtype != node.dtype
-                            ):
-                                _check_grad(func, node, gx)
-                        checked.append(gx)
-                    gxs = checked
+                gxs = func.backward(_FIRST, out_grads)
+                if type(gxs) is not tuple:
+                    gxs = tuple(gxs)
+                if len(gxs) != 1:
+                    gxs = _check_count(func, gxs, _FIRST)
+                gx = gxs[0]
+                if gx is not None:
+                    if type(gx) is not _Variable:
+                        gx = _as_grad_var(func, gx)
+                        gxs = (gx,)
+                    node = inputs[0]
+                    data = gx._data
+                    # (Identical dtype objects skip the rich comparison.)
+                    if data.shape != node.shape or (
+                        data.dtype is not node.dtype and data.dtype != node.dtype
+                    ):
+                        _check_grad(func, node, gx)
             else:
-                target_indexes = []
-                for i, x in enumerate(inputs):
-                    if x._requires_grad:
-                        target_indexes.append(i)
+                if len(inputs) == 2:
+                    target_indexes = _OF_TWO[
+                        inputs[0]._requires_grad + 2 * inputs[1]._requires_grad
+                    ]
+                else:
+                    target_indexes = tuple(
+                        [i for i, x in enumerate(inputs) if x._requires_grad]
+                    )
                 if not target_indexes:
                     continue
-                target_indexes = tuple(target_indexes)
                 if global_hooks or func._local_function_hooks:
                     hooks = list(global_hooks.values()) if global_hooks else []
                     if func._local_function_hooks:
@@ -476,11 +446,9 @@ def _add_to_leaf(var, old, gx, summed, double):
     # A sum this pass made for this leaf alone (a weight shared by many time
     # steps) takes further contributions in place instead of a new array
     # each; gradients reaching here have the leaf's shape and dtype.
-    if not double:
-        ref = summed.get(id(old._data))
-        if ref is not None and ref() is old._data:  # _holds, inline
-            old._data += gx._data
-            return
+    if not double and _holds(summed, old._data):
+        old._data += gx._data
+        return
     var._grad_var = _add(old, gx, double)
     if not double:
         _own(summed, var._grad_var._data)

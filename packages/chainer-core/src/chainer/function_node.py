@@ -16,9 +16,7 @@ from chainer.utils import type_check
 _config = configuration.config
 _Variable = variable_module.Variable
 _make_variable = variable_module.Variable._make
-_VariableNode = variable_module.VariableNode
-_no_variable = variable_module._no_variable
-_new = object.__new__
+_array_node = variable_module._array_node
 _make_output = variable_module.Variable._make_output
 _weakref = weakref.ref
 _tc_local = type_check._thread_local
@@ -144,18 +142,8 @@ class FunctionNode:
                 if type(x) is _ndarray:
                     # A plain NumPy array (labels, constants) gets a graph
                     # node only: the Variable that would wrap it dies with
-                    # this call anyway. The node is spelled out like
-                    # Variable._make's: a call per such input costs more.
-                    node = _new(_VariableNode)
-                    node._variable = _no_variable
-                    node.name = None
-                    node._requires_grad = False
-                    node._creator_node = None
-                    node.data = None
-                    node.rank = 0
-                    node.shape = x.shape
-                    node.dtype = x.dtype
-                    input_nodes.append(node)
+                    # this call anyway.
+                    input_nodes.append(_array_node(x))
                     data = x
                 else:
                     v = variable_module.as_variable(x)

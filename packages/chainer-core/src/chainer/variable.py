@@ -51,6 +51,20 @@ def _no_variable():
     return None
 
 
+def _array_node(data):
+    """Graph node of a plain array given to a function: no Variable, no gradient."""
+    node = _new(VariableNode)
+    node._variable = _no_variable
+    node.name = None
+    node._requires_grad = False
+    node._creator_node = None
+    node.data = None
+    node.rank = 0
+    node.shape = data.shape
+    node.dtype = data.dtype
+    return node
+
+
 class VariableNode:
     """The node of a :class:`Variable` in the backward graph.
 

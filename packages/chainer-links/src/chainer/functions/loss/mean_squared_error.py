@@ -2,17 +2,13 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
+from chainer._ops import basic_math
 from chainer.utils import type_check
 
 
 def _same_float_pair(node, xs):
     # Two float arrays of one dtype and one shape.
-    return (
-        len(xs) == 2
-        and xs[0].dtype.kind == "f"
-        and xs[0].dtype == xs[1].dtype
-        and xs[0].shape == xs[1].shape
-    )
+    return basic_math._same_type_pair(node, xs) and xs[0].dtype.kind == "f"
 
 
 class MeanSquaredError(function_node.FunctionNode):

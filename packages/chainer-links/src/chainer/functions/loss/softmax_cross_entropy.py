@@ -27,7 +27,6 @@ _new = object.__new__
 _make_variable = variable.Variable._make
 
 
-_offsets = {}
 # Cached read-only 0-d arrays: NumPy 1.x pays for value-based casting when an
 # array meets a Python or NumPy scalar, not when it meets a 0-d array of its
 # own dtype.
@@ -48,18 +47,10 @@ def _remember(cache, key, value):
 def _row_offsets(xp, n, k, dtype):
     # Flat offsets of the rows of an (n, k) array, in the labels' dtype (so
     # that adding the labels is a same-type op) unless n * k overflows it.
-    # Cached per shape on NumPy: iinfo and arange cost more than the op.
-    key = (n, k, dtype)
-    # The cache holds NumPy arrays only: a CuPy call must not get one.
-    offsets = _offsets.get(key) if xp is numpy else None
-    if offsets is None:
-        if n * k > numpy.iinfo(dtype).max:
-            dtype = numpy.intp
-        offsets = xp.arange(0, n * k, k, dtype=dtype)
-        if xp is not numpy:
-            return offsets
-        _remember(_offsets, key, offsets)
-    return offsets
+    # (The NumPy path caches them with its other constants.)
+    if n * k > numpy.iinfo(dtype).max:
+        dtype = numpy.intp
+    return xp.arange(0, n * k, k, dtype=dtype)
 
 
 # Per (x.shape, x.dtype, t.dtype), what the NumPy path needs: row offsets,
