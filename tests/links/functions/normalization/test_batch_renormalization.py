@@ -77,8 +77,8 @@ class TestBatchRenormalization(testing.FunctionTestCase):
             beta,
             self.rmax,
             self.dmax,
-            running_mean=self.running_mean.copy(),
-            running_var=self.running_var.copy(),
+            running_mean=device.send(self.running_mean.copy()),
+            running_var=device.send(self.running_var.copy()),
         )
         return (y,)
 

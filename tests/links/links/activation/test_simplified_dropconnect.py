@@ -63,7 +63,7 @@ class TestSimplifiedDropconnect(testing.LinkTestCase):
 
     def forward(self, link, inputs, device):
         (x,) = inputs
-        return (link(x, mask=self.mask),)
+        return (link(x, mask=device.send(self.mask)),)
 
     def forward_expected(self, link, inputs):
         (x,) = inputs
