@@ -4,7 +4,8 @@ Every ``KernelSource`` in ``chainer_cuda._kernels.sources`` is wrapped in a
 standalone CUDA translation unit that gives its body what a
 ``cupy.ElementwiseKernel`` gives it (``T``, ``i``, ``_ind.size()``, element
 references for plain parameters, pointers for ``raw`` ones, scalars) and
-compiled with NVRTC for float32, float64 and float16. NVRTC needs no GPU or
+compiled with NVRTC for float32, float64 and float16 (index arrays, type
+``I``, as int32 and uint8). NVRTC needs no GPU or
 driver, only its library: CI installs ``cupy-cuda12x nvidia-cuda-nvrtc-cu12``.
 float16 is CuPy's ``float16`` class (``cupy/float16.cuh``), built on CUDA's
 ``cuda_fp16.h``, which CI takes from ``nvidia-cuda-runtime-cu12``. Without
@@ -61,16 +62,22 @@ def _parse(params):
     return parsed
 
 
+# Element types bound per call: the float type (T, and its compute type U
+# where a kernel has one) and the integer type of index arrays (I).
+_ARRAY_TYPES = ("T", "U", "I")
+
+
 def _c_type(type_name):
-    return type_name if type_name in ("T", "U") else _SCALAR_TYPES[type_name]
+    return type_name if type_name in _ARRAY_TYPES else _SCALAR_TYPES[type_name]
 
 
-def standalone_source(source, ctype):
+def standalone_source(source, ctype, index_type="int"):
     """Wraps a kernel body the way cupy.ElementwiseKernel does, for NVRTC.
 
     Args:
         source (KernelSource): The kernel.
         ctype (str): C type bound to ``T`` (``'float'``, ``'double'`` or ``'float16'``).
+        index_type (str): C type bound to ``I``.
 
     Returns:
         str: A complete CUDA translation unit.
@@ -83,9 +90,9 @@ def standalone_source(source, ctype):
         for raw, type_name, name in params:
             c_type = _c_type(type_name)
             const = "" if is_out else "const "
-            # T is the only array type of these kernels; other types (int32
-            # flags) and the listed hyperparameters are scalars.
-            is_array = type_name in ("T", "U") and name not in source.scalars
+            # T, U and I are the array types of these kernels; other types
+            # (int32 flags) and the listed hyperparameters are scalars.
+            is_array = type_name in _ARRAY_TYPES and name not in source.scalars
             if raw:
                 arguments.append(f"{const}{c_type}* {name}")
             elif is_array:
@@ -101,6 +108,7 @@ def standalone_source(source, ctype):
 {source.preamble}
 typedef {ctype} T;
 typedef {ctype} U;
+typedef {index_type} I;
 struct chainer_cuda_indexer {{
   ptrdiff_t n;
   __device__ ptrdiff_t size() const {{ return n; }}
@@ -208,7 +216,7 @@ def test_every_kernel_is_listed():
         if isinstance(value, sources.KernelSource)
     }
     assert module_sources == listed
-    assert len(listed) == 23
+    assert len(listed) == 30
     reductions = {
         value
         for value in vars(sources).values()
@@ -225,6 +233,37 @@ def test_kernel_source_compiles(name, ctype):
     code, options = _translation_unit(standalone_source, sources.KERNELS[name], ctype)
     ptx = _compile(nvrtc, code, name, options)
     assert f".entry {name}" in ptx.decode() if isinstance(ptx, bytes) else ptx
+
+
+_INDEXED = sorted(
+    name
+    for name, source in sources.KERNELS.items()
+    if " I " in f" {source.in_params}, {source.out_params}".replace(",", " ")
+)
+
+
+def test_pooling_kernels_take_index_arrays():
+    assert _INDEXED == [
+        "chainer_cuda_max_pool",
+        "chainer_cuda_max_pool_gather",
+        "chainer_cuda_max_pool_grad",
+    ]
+
+
+@pytest.mark.parametrize("ctype", ["float", "float16"])
+@pytest.mark.parametrize("name", _INDEXED)
+def test_index_kernels_compile_for_uint8_indexes(name, ctype):
+    # Max pooling keeps uint8 window indexes up to 256 taps, int32 beyond.
+    nvrtc = _nvrtc()
+    source = sources.KERNELS[name]
+    code = standalone_source(source, ctype, index_type="unsigned char")
+    options = []
+    if ctype == "float16":
+        code = "#include <cupy/float16.cuh>\n" + code
+        options = _half_options()
+    ptx = _compile(nvrtc, code, name, options)
+    text = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert f".entry {name}" in text
 
 
 @pytest.mark.parametrize("ctype", ["float", "double", "float16"])

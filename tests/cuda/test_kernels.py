@@ -9,6 +9,8 @@ also asserts that the override ran. Run with
 ``python -m pytest -m gpu tests/cuda``.
 """
 
+import math
+
 import numpy
 import pytest
 
@@ -25,6 +27,14 @@ from chainer.functions.activation import lstm
 from chainer.functions.activation import relu
 from chainer.functions.activation import sigmoid
 from chainer.functions.activation import tanh
+from chainer.functions.connection import convolution_2d
+from chainer.functions.connection import convolution_nd
+from chainer.functions.connection import deconvolution_2d
+from chainer.functions.connection import deconvolution_nd
+from chainer.functions.pooling import average_pooling_2d
+from chainer.functions.pooling import average_pooling_nd
+from chainer.functions.pooling import max_pooling_2d
+from chainer.functions.pooling import max_pooling_nd
 
 pytestmark = pytest.mark.gpu
 
@@ -76,7 +86,7 @@ def test_kernels_are_registered(gpu):
 
     assert plugins.get_kernel(relu.ReLU, "cupy") is activation.relu
     assert plugins.get_kernel(optimizers.adam.AdamRule, "cupy") is opt_kernels.adam
-    assert len([k for k in plugins.names("kernels") if k[1] == "cupy"]) == 22
+    assert len([k for k in plugins.names("kernels") if k[1] == "cupy"]) == 34
 
 
 # ---------------------------------------------------------------------------
@@ -361,13 +371,12 @@ def test_update_rule_kernel_checks_eps(dev):
         _run_steps(lambda: optimizers.Adam(), dev, numpy.float16, steps=1)
 
 
-def test_update_rule_kernel_skips_missing_grad(dev):
-    # GradientMethod.update reallocates cleared gradients as zeros, so the
-    # kernel is called directly with a parameter that has no gradient.
-    kernel = plugins.get_kernel(optimizers.sgd.SGDRule, "cupy")
+def test_update_rule_without_grad_is_left_alone(dev):
+    # The kernels assume a gradient: UpdateRule.update_core checks for one
+    # before it hands the parameter to the override.
     param = chainer.Parameter(dev.xp.ones(3, dtype=numpy.float32))
     rule = optimizers.SGD(lr=0.1).create_update_rule()
-    kernel(rule, param)
+    rule.update_core(param)
     numpy.testing.assert_array_equal(cuda.to_cpu(param.array), numpy.ones(3))
 
 
@@ -580,3 +589,444 @@ def test_batch_normalization_graph_on_gpu_matches_cpu(dev, count_kernel, fixed, 
         assert len(grad_calls) == 1
     for a, b in zip(results[1], results[0], strict=True):
         _close(a, b, dtype, scale=4.0)
+
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling
+# ---------------------------------------------------------------------------
+
+# GEMMs and window sums add in another order than the CPU path, and float16
+# results round once on the GPU where the CPU rounds per tap.
+_CONV_TOL = {numpy.float16: 3e-2, numpy.float32: 1e-4, numpy.float64: 1e-10}
+
+
+def _close_conv(actual, expected, dtype, scale=1.0):
+    if expected is None:
+        assert actual is None
+        return
+    assert actual.dtype == expected.dtype
+    assert actual.shape == expected.shape
+    tol = _CONV_TOL[dtype] * scale
+    numpy.testing.assert_allclose(
+        cuda.to_cpu(actual).astype(numpy.float64),
+        cuda.to_cpu(expected).astype(numpy.float64),
+        rtol=tol,
+        atol=tol,
+    )
+
+
+# (x shape, W shape, stride, pad, cover_all, dilate, groups, bias)
+_CONV_CONFIGS = [
+    ((2, 4, 7, 6), (6, 4, 3, 2), 1, 0, False, 1, 1, True),
+    ((1, 3, 5, 5), (4, 3, 3, 3), 2, 1, True, 1, 1, False),
+    ((2, 4, 9, 8), (6, 2, 3, 3), (2, 3), (1, 2), True, (2, 1), 2, True),
+    ((3, 6, 6, 7), (6, 2, 1, 1), 1, 0, False, 1, 3, True),
+    ((1, 2, 4, 4), (2, 1, 2, 2), 3, 2, True, 1, 2, False),
+    ((2, 3, 10, 9), (5, 3, 3, 2), (3, 2), (0, 1), False, (2, 3), 1, True),
+    ((2, 3, 11), (4, 3, 3), 2, 1, True, 1, 1, True),
+    ((1, 4, 4, 5, 3), (4, 2, 2, 3, 2), (1, 2, 1), (1, 0, 1), False, (2, 1, 2), 2, True),
+]
+_CONV_IDS = [
+    "plain",
+    "batch1-stride2-cover_all",
+    "dilate-groups-cover_all",
+    "pointwise-groups3",
+    "pad-over-kernel",
+    "dilate-stride",
+    "1d",
+    "3d",
+]
+
+
+def _conv_inputs(xp, config, dtype):
+    x_shape, w_shape, *_, bias = config
+    arrays = [_input(x_shape, dtype), _input(w_shape, dtype, seed=1)]
+    if bias:
+        arrays.append(_input(w_shape[:1], dtype, seed=2))
+    return tuple(xp.asarray(a) for a in arrays)
+
+
+def _conv_node(config):
+    x_shape, _, stride, pad, cover_all, dilate, groups, _ = config
+    return convolution_nd.ConvolutionND(
+        len(x_shape) - 2, stride, pad, cover_all, dilate, groups
+    )
+
+
+def _deconv_node(conv_node, outsize):
+    # The transpose of a convolution node's geometry.
+    return deconvolution_nd.DeconvolutionND(
+        conv_node.ndim, conv_node.stride, conv_node.pad, outsize,
+        conv_node.dilate, conv_node.groups,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("config", _CONV_CONFIGS, ids=_CONV_IDS)
+def test_convolution_kernels_match_forward(gpu, config, dtype):
+    inputs = _conv_inputs(gpu, config, dtype)
+    x, W = inputs[:2]
+    node_k, node_f = _conv_node(config), _conv_node(config)
+    out_k = plugins.get_kernel(convolution_nd.ConvolutionND, "cupy")(node_k, inputs)
+    out_f = node_f.forward(inputs)
+    for a, b in zip(out_k, out_f, strict=True):
+        _close_conv(a, b, dtype)
+    _same_retained(node_k, node_f)
+    # The patch matrix has the CPU path's layout (one chunk at these sizes).
+    ((start, stop, col_k),) = node_k._cols
+    ((_, _, col_f),) = node_f._cols
+    assert (start, stop) == (0, x.shape[0])
+    numpy.testing.assert_array_equal(cuda.to_cpu(col_k), cuda.to_cpu(col_f))
+
+    # The weight gradient, with the kept patches and with rebuilt ones.
+    gy = gpu.asarray(_input(out_f[0].shape, dtype, seed=3))
+
+    def grad_node(cols):
+        return convolution_nd.ConvolutionNDGradW(
+            node_f.ndim, node_f.stride, node_f.pad, node_f.cover_all,
+            node_f.dilate, node_f.groups, W.shape, W.dtype, cols,
+        )  # fmt: skip
+
+    kernel = plugins.get_kernel(convolution_nd.ConvolutionNDGradW, "cupy")
+    for cols in (node_k._cols, None):
+        g_k, g_f = grad_node(cols), grad_node(None)
+        out_k = kernel(g_k, (x, gy))
+        out_f = g_f.forward((x, gy))
+        for a, b in zip(out_k, out_f, strict=True):
+            _close_conv(a, b, dtype)
+        _same_retained(g_k, g_f)
+        assert g_k._cols is None
+
+    # The input gradient: the transposed convolution back to x's size, and
+    # with its default output size.
+    kernel = plugins.get_kernel(deconvolution_nd.DeconvolutionND, "cupy")
+    b = gpu.asarray(_input(x.shape[1:2], dtype, seed=4))
+    for outsize, deconv_inputs in [(x.shape[2:], (gy, W)), (None, (gy, W, b))]:
+        d_k = _deconv_node(node_f, outsize)
+        d_f = _deconv_node(node_f, outsize)
+        out_k = kernel(d_k, deconv_inputs)
+        out_f = d_f.forward(deconv_inputs)
+        for y_k, y_f in zip(out_k, out_f, strict=True):
+            _close_conv(y_k, y_f, dtype)
+        assert d_k.cover_all == d_f.cover_all
+        _same_retained(d_k, d_f)
+
+
+def _grads_to_second_order(func, arrays, device, seed=20):
+    # y = func(*arrays), its gradients for all inputs, and the gradients of
+    # a random combination of those (double backprop).
+    rng = numpy.random.default_rng(seed)
+    xs = [chainer.Variable(device.send(a)) for a in arrays]
+    y = func(*xs)
+    gy = rng.uniform(-1, 1, y.shape).astype(y.dtype)
+    gxs = chainer.grad(
+        [y], xs, grad_outputs=[device.send(gy)], enable_double_backprop=True
+    )
+    second = None
+    for g in gxs:
+        gg = device.send(rng.uniform(-1, 1, g.shape).astype(g.dtype))
+        term = F.sum(g * gg)
+        second = term if second is None else second + term
+    ggxs = chainer.grad([second], xs)
+    return [
+        y.array,
+        *(g.array for g in gxs),
+        *(None if g is None else g.array for g in ggxs),
+    ]
+
+
+def _conv_func(config):
+    x_shape, _, stride, pad, cover_all, dilate, groups, _ = config
+    if len(x_shape) == 4:
+        return lambda *v: F.convolution_2d(
+            *v, stride=stride, pad=pad, cover_all=cover_all, dilate=dilate,
+            groups=groups,
+        )  # fmt: skip
+    return lambda *v: F.convolution_nd(*v, stride, pad, cover_all, dilate, groups)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("config", _CONV_CONFIGS, ids=_CONV_IDS)
+def test_convolution_graph_on_gpu_matches_cpu(dev, count_kernel, config, dtype):
+    is_2d = len(config[0]) == 4
+    calls = count_kernel(
+        convolution_2d.Convolution2DFunction if is_2d else convolution_nd.ConvolutionND
+    )
+    grad_w_calls = count_kernel(convolution_nd.ConvolutionNDGradW)
+    deconv_calls = count_kernel(deconvolution_nd.DeconvolutionND)
+    arrays = _conv_inputs(numpy, config, dtype)
+    func = _conv_func(config)
+    cpu = _grads_to_second_order(func, arrays, chainer.get_device("@numpy"))
+    assert calls == []
+    gpu_result = _grads_to_second_order(func, arrays, dev)
+    assert len(calls) == 1
+    assert len(grad_w_calls) >= 1
+    assert len(deconv_calls) >= 1
+    for a, b in zip(gpu_result, cpu, strict=True):
+        _close_conv(a, b, dtype, scale=2.0)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "stride", "pad", "outsize", "dilate", "groups"),
+    [
+        ((2, 4, 3, 4), (4, 3, 3, 3), 2, 1, None, 1, 1),
+        ((1, 4, 3, 4), (4, 2, 3, 2), (2, 3), (1, 0), (6, 11), 1, 2),
+        ((2, 3, 5, 4), (3, 2, 2, 3), 1, 0, None, (2, 1), 1),
+        ((2, 2, 4, 4), (2, 3, 3, 3), 1, 1, None, 1, 1),
+    ],
+    ids=["stride2", "outsize-groups", "dilate", "as-convolution"],
+)
+def test_deconvolution_graph_on_gpu_matches_cpu(
+    dev, count_kernel, x_shape, w_shape, stride, pad, outsize, dilate, groups, dtype
+):
+    calls = count_kernel(deconvolution_2d.Deconvolution2DFunction)
+    conv_calls = count_kernel(convolution_nd.ConvolutionND)
+    arrays = (
+        _input(x_shape, dtype),
+        _input(w_shape, dtype, seed=1),
+        _input((w_shape[1] * groups,), dtype, seed=2),
+    )
+
+    def func(*v):
+        return F.deconvolution_2d(
+            *v, stride=stride, pad=pad, outsize=outsize, dilate=dilate, groups=groups
+        )
+
+    cpu = _grads_to_second_order(func, arrays, chainer.get_device("@numpy"))
+    gpu_result = _grads_to_second_order(func, arrays, dev)
+    assert len(calls) == 1
+    assert len(conv_calls) >= 1
+    for a, b in zip(gpu_result, cpu, strict=True):
+        _close_conv(a, b, dtype, scale=2.0)
+
+
+def test_convolution_double_backward_gradient_check(dev, count_kernel):
+    calls = count_kernel(convolution_2d.Convolution2DFunction)
+    rng = numpy.random.default_rng(30)
+    x = rng.uniform(-1, 1, (2, 4, 6, 5))
+    W = rng.uniform(-1, 1, (6, 2, 3, 2))
+    gy = rng.uniform(-1, 1, (2, 6, 4, 4))
+    ggx = rng.uniform(-1, 1, x.shape)
+    ggW = rng.uniform(-1, 1, W.shape)
+
+    def func(x, W):
+        return F.convolution_2d(x, W, stride=2, pad=1, cover_all=True, groups=2)
+
+    chainer.gradient_check.check_double_backward(
+        func,
+        (dev.send(x), dev.send(W)),
+        dev.send(gy),
+        (dev.send(ggx), dev.send(ggW)),
+        atol=1e-6,
+        rtol=1e-5,
+    )
+    assert len(calls) >= 1
+
+
+def test_convolution_with_four_spatial_axes_falls_back(dev, count_kernel):
+    calls = count_kernel(convolution_nd.ConvolutionND)
+    arrays = (
+        _input((1, 2, 3, 3, 2, 3), numpy.float32),
+        _input((2, 2, 2, 2, 1, 2), numpy.float32, seed=1),
+    )
+
+    def func(x, W):
+        return F.convolution_nd(x, W, pad=1)
+
+    cpu = _grads_to_second_order(func, arrays, chainer.get_device("@numpy"))
+    gpu_result = _grads_to_second_order(func, arrays, dev)
+    assert len(calls) == 1
+    for a, b in zip(gpu_result, cpu, strict=True):
+        _close_conv(a, b, numpy.float32)
+
+
+# (x shape, ksize, stride, pad, cover_all)
+_POOL_CONFIGS = [
+    ((2, 3, 7, 6), 3, 2, 1, True),
+    ((1, 2, 5, 5), 2, None, 0, False),
+    ((2, 2, 6, 7), (3, 2), (1, 2), (1, 1), True),
+    ((1, 1, 4, 4), 1, 1, 0, False),
+    ((2, 2, 5, 6), 3, 1, 2, False),
+    ((1, 2, 19, 18), 17, 2, 1, True),
+    ((2, 2, 9), 3, 2, 1, True),
+    ((1, 2, 5, 4, 3), (2, 3, 2), (2, 1, 1), (1, 1, 0), True),
+]
+_POOL_IDS = [
+    "overlap-cover_all",
+    "disjoint",
+    "rect",
+    "k1",
+    "pad2",
+    "289-taps",
+    "1d",
+    "3d",
+]
+
+
+def _distinct(shape, dtype, seed=0):
+    # Distinct values (no ties for the argmax), exact in float16.
+    rng = numpy.random.default_rng(seed)
+    values = rng.permutation(math.prod(shape)).reshape(shape) % 2048
+    return (values - 1024).astype(dtype) / 8
+
+
+def _pool_nodes(config, kind, pad_value=0):
+    x_shape, ksize, stride, pad, cover_all = config
+    ndim = len(x_shape) - 2
+    if kind == "max":
+        return [
+            max_pooling_nd.MaxPoolingND(ndim, ksize, stride, pad, cover_all)
+            for _ in range(2)
+        ]
+    return [
+        average_pooling_nd.AveragePoolingND(
+            ndim, ksize, stride, pad, cover_all, pad_value
+        )
+        for _ in range(2)
+    ]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("config", _POOL_CONFIGS, ids=_POOL_IDS)
+def test_max_pooling_kernels_match_forward(gpu, config, dtype):
+    x = gpu.asarray(_distinct(config[0], dtype))
+    node_k, node_f = _pool_nodes(config, "max")
+    out_k = plugins.get_kernel(max_pooling_nd.MaxPoolingND, "cupy")(node_k, (x,))
+    out_f = node_f.forward((x,))
+    _check_same(out_k, out_f, dtype)
+    _same_retained(node_k, node_f)
+    for name in ("_in_size", "_out_size", "_pad_hi", "_disjoint"):
+        assert getattr(node_k, name) == getattr(node_f, name), name
+    idx_k, idx_f = node_k._compact_indexes(), node_f._compact_indexes()
+    assert idx_k.dtype == idx_f.dtype
+    numpy.testing.assert_array_equal(cuda.to_cpu(idx_k), cuda.to_cpu(idx_f))
+    assert node_k.indexes.dtype == numpy.int64
+
+    gy = gpu.asarray(_input(out_f[0].shape, dtype, seed=1))
+    g_k = max_pooling_nd.MaxPoolingNDGrad(node_k)
+    g_f = max_pooling_nd.MaxPoolingNDGrad(node_f)
+    kernel = plugins.get_kernel(max_pooling_nd.MaxPoolingNDGrad, "cupy")
+    _check_same(kernel(g_k, (gy,)), g_f.forward((gy,)), dtype)
+
+    ggx = gpu.asarray(_input(x.shape, dtype, seed=2))
+    w_k = max_pooling_nd.MaxPoolingNDWithIndexes(node_k)
+    w_f = max_pooling_nd.MaxPoolingNDWithIndexes(node_f)
+    kernel = plugins.get_kernel(max_pooling_nd.MaxPoolingNDWithIndexes, "cupy")
+    _check_same(kernel(w_k, (ggx,)), w_f.forward((ggx,)), dtype)
+
+
+def test_max_pooling_kernel_nan_and_infinity(gpu):
+    x = _distinct((2, 2, 5, 5), numpy.float32)
+    x[0, 0, 1, 1] = numpy.nan
+    x[0, 1] = -numpy.inf
+    x[1, 0, :2, :2] = numpy.inf
+    x = gpu.asarray(x)
+    node_k = max_pooling_2d.MaxPooling2D(3, 2, 1, True)
+    node_f = max_pooling_2d.MaxPooling2D(3, 2, 1, True)
+    (y_k,) = plugins.get_kernel(max_pooling_2d.MaxPooling2D, "cupy")(node_k, (x,))
+    (y_f,) = node_f.forward((x,))
+    numpy.testing.assert_array_equal(cuda.to_cpu(y_k), cuda.to_cpu(y_f))
+    numpy.testing.assert_array_equal(
+        cuda.to_cpu(node_k.indexes), cuda.to_cpu(node_f.indexes)
+    )
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("pad_value", [0, None])
+@pytest.mark.parametrize("config", _POOL_CONFIGS, ids=_POOL_IDS)
+def test_average_pooling_kernels_match_forward(gpu, config, pad_value, dtype):
+    x = gpu.asarray(_input(config[0], dtype))
+    node_k, node_f = _pool_nodes(config, "average", pad_value)
+    kernel = plugins.get_kernel(average_pooling_nd.AveragePoolingND, "cupy")
+    out_f = node_f.forward((x,))
+    _check_same(kernel(node_k, (x,)), out_f, dtype)
+    _same_retained(node_k, node_f)
+    gy = gpu.asarray(_input(out_f[0].shape, dtype, seed=1))
+    g_k = average_pooling_nd.AveragePoolingNDGrad(node_k)
+    g_f = average_pooling_nd.AveragePoolingNDGrad(node_f)
+    kernel = plugins.get_kernel(average_pooling_nd.AveragePoolingNDGrad, "cupy")
+    _check_same(kernel(g_k, (gy,)), g_f.forward((gy,)), dtype)
+
+
+def _pool_grads(func, x_np, device, seed=40):
+    # y, gx, and the second-order gradients for x and (through gx) for gy.
+    rng = numpy.random.default_rng(seed)
+    x = chainer.Variable(device.send(x_np))
+    y = func(x)
+    gy = chainer.Variable(device.send(rng.uniform(-1, 1, y.shape).astype(y.dtype)))
+    (gx,) = chainer.grad([y], [x], grad_outputs=[gy], enable_double_backprop=True)
+    ggx = device.send(rng.uniform(-1, 1, gx.shape).astype(gx.dtype))
+    ggx_x, ggx_gy = chainer.grad([F.sum(gx * ggx)], [x, gy])
+    return [
+        y.array,
+        gx.array,
+        None if ggx_x is None else ggx_x.array,
+        ggx_gy.array,
+    ]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    ("kind", "cls", "grad_cls"),
+    [
+        ("max", max_pooling_2d.MaxPooling2D, max_pooling_nd.MaxPoolingNDGrad),
+        (
+            "average",
+            average_pooling_2d.AveragePooling2D,
+            average_pooling_nd.AveragePoolingNDGrad,
+        ),
+        (
+            "average_nd_no_pad",
+            average_pooling_nd.AveragePoolingND,
+            average_pooling_nd.AveragePoolingNDGrad,
+        ),
+    ],
+)
+@pytest.mark.parametrize("config", _POOL_CONFIGS[:3], ids=_POOL_IDS[:3])
+def test_pooling_graph_on_gpu_matches_cpu(
+    dev, count_kernel, config, kind, cls, grad_cls, dtype
+):
+    x_shape, ksize, stride, pad, cover_all = config
+    calls = count_kernel(cls)
+    grad_calls = count_kernel(grad_cls)
+    if kind == "max":
+        with_indexes = count_kernel(max_pooling_nd.MaxPoolingNDWithIndexes)
+
+        def func(x):
+            return F.max_pooling_2d(x, ksize, stride, pad, cover_all)
+
+    elif kind == "average":
+
+        def func(x):
+            return F.average_pooling_2d(x, ksize, stride, pad)
+
+    else:
+
+        def func(x):
+            return F.average_pooling_nd(x, ksize, stride, pad, pad_value=None)
+
+    x = _distinct(x_shape, dtype)
+    cpu = _pool_grads(func, x, chainer.get_device("@numpy"))
+    gpu_result = _pool_grads(func, x, dev)
+    assert len(calls) >= 1
+    assert len(grad_calls) >= 1
+    if kind == "max":
+        assert len(with_indexes) == 1
+    for a, b in zip(gpu_result, cpu, strict=True):
+        _close_conv(a, b, dtype)
+
+
+def test_max_pooling_return_indices_on_gpu(dev, count_kernel):
+    calls = count_kernel(max_pooling_2d.MaxPooling2D)
+    x = _distinct((2, 3, 7, 6), numpy.float32)
+    y_cpu, idx_cpu = F.max_pooling_2d(x, 3, 2, 1, return_indices=True)
+    y_gpu, idx_gpu = F.max_pooling_2d(dev.send(x), 3, 2, 1, return_indices=True)
+    assert len(calls) == 1
+    assert idx_gpu.dtype == idx_cpu.dtype == numpy.int64
+    numpy.testing.assert_array_equal(cuda.to_cpu(idx_gpu), idx_cpu)
+    numpy.testing.assert_array_equal(cuda.to_cpu(y_gpu.array), y_cpu.array)
+    # upsampling_2d reads the indexes of the node.
+    up_cpu = F.upsampling_2d(y_cpu, idx_cpu, 3, 2, 1, outsize=(7, 6))
+    up_gpu = F.upsampling_2d(y_gpu, idx_gpu, 3, 2, 1, outsize=(7, 6))
+    numpy.testing.assert_array_equal(cuda.to_cpu(up_gpu.array), up_cpu.array)

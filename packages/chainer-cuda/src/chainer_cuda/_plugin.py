@@ -26,11 +26,14 @@ _ACTIVATION = "chainer.functions.activation"
 _OPTIMIZERS = "chainer.optimizers"
 _SCE = "chainer.functions.loss.softmax_cross_entropy"
 _BN = "chainer.functions.normalization.batch_normalization"
+_CONV = "chainer.functions.connection"
+_POOL = "chainer.functions.pooling"
 _KERNELS = "chainer_cuda._kernels"
 
 # (catalogue class, kernel), both as 'module:attr' strings: nothing is imported
 # until the registry resolves the keys, and a missing chainer-links only drops
-# the activation and LSTM entries.
+# the catalogue entries. Overrides are looked up by the node's exact class, so
+# the 2-d subclasses of the N-d nodes are listed too.
 _KERNEL_TABLE = (
     (f"{_ACTIVATION}.relu:ReLU", f"{_KERNELS}.activation:relu"),
     (f"{_ACTIVATION}.relu:ReLUGrad", f"{_KERNELS}.activation:relu_grad"),
@@ -55,6 +58,45 @@ _KERNEL_TABLE = (
     (
         f"{_BN}:FixedBatchNormalization",
         f"{_KERNELS}.normalization:fixed_batch_normalization",
+    ),
+    (f"{_CONV}.convolution_nd:ConvolutionND", f"{_KERNELS}.convolution:convolution"),
+    (
+        f"{_CONV}.convolution_2d:Convolution2DFunction",
+        f"{_KERNELS}.convolution:convolution",
+    ),
+    (
+        f"{_CONV}.convolution_nd:ConvolutionNDGradW",
+        f"{_KERNELS}.convolution:convolution_grad_weight",
+    ),
+    (
+        f"{_CONV}.deconvolution_nd:DeconvolutionND",
+        f"{_KERNELS}.convolution:deconvolution",
+    ),
+    (
+        f"{_CONV}.deconvolution_2d:Deconvolution2DFunction",
+        f"{_KERNELS}.convolution:deconvolution",
+    ),
+    (f"{_POOL}.max_pooling_nd:MaxPoolingND", f"{_KERNELS}.pooling:max_pooling"),
+    (f"{_POOL}.max_pooling_2d:MaxPooling2D", f"{_KERNELS}.pooling:max_pooling"),
+    (
+        f"{_POOL}.max_pooling_nd:MaxPoolingNDGrad",
+        f"{_KERNELS}.pooling:max_pooling_grad",
+    ),
+    (
+        f"{_POOL}.max_pooling_nd:MaxPoolingNDWithIndexes",
+        f"{_KERNELS}.pooling:max_pooling_with_indexes",
+    ),
+    (
+        f"{_POOL}.average_pooling_nd:AveragePoolingND",
+        f"{_KERNELS}.pooling:average_pooling",
+    ),
+    (
+        f"{_POOL}.average_pooling_2d:AveragePooling2D",
+        f"{_KERNELS}.pooling:average_pooling",
+    ),
+    (
+        f"{_POOL}.average_pooling_nd:AveragePoolingNDGrad",
+        f"{_KERNELS}.pooling:average_pooling_grad",
     ),
     (f"{_OPTIMIZERS}.sgd:SGDRule", f"{_KERNELS}.optimizers:sgd"),
     (

@@ -384,6 +384,271 @@ BN_GRAD_X = KernelSource(
 )
 
 
+# ---------------------------------------------------------------------------
+# Convolution and pooling (spatial axes padded to three, (d, h, w): 1-d and
+# 2-d geometries get leading axes of size 1, kernel 1, stride 1, pad 0). Image
+# and output arrays are C-contiguous and read as flat ``raw`` arrays; ``t`` is
+# the index of the (sample, channel) plane after the unravelling below.
+# ---------------------------------------------------------------------------
+
+_GEOMETRY = (
+    "int32 d, int32 h, int32 w, int32 out_d, int32 out_h, int32 out_w, "
+    "int32 kd, int32 kh, int32 kw, int32 sd, int32 sh, int32 sw, "
+    "int32 pd, int32 ph, int32 pw"
+)
+_DILATION = "int32 dd, int32 dh, int32 dw"
+
+# Element i of an output-shaped array (planes, out_d, out_h, out_w).
+_UNRAVEL_OUT = """
+ptrdiff_t t = i;
+const int ow = t % out_w; t /= out_w;
+const int oh = t % out_h; t /= out_h;
+const int od = t % out_d; t /= out_d;
+"""
+
+# Element i of an image-shaped array (planes, d, h, w).
+_UNRAVEL_IN = """
+ptrdiff_t t = i;
+const int ix = t % w; t /= w;
+const int iy = t % h; t /= h;
+const int iz = t % d; t /= d;
+"""
+
+
+def _windows_over_taps(body):
+    # Loops over the taps (jd, jh, jw) of output window (od, oh, ow); ``tap``
+    # counts them in C order, ``inside`` tells the padding apart and ``at`` is
+    # the flat index of the tapped input element of plane t.
+    return (
+        """
+const ptrdiff_t plane = t * d * h * w;
+int tap = 0;
+for (int jd = 0; jd < kd; ++jd) {
+  const int iz = od * sd - pd + jd;
+  for (int jh = 0; jh < kh; ++jh) {
+    const int iy = oh * sh - ph + jh;
+    for (int jw = 0; jw < kw; ++jw, ++tap) {
+      const int ix = ow * sw - pw + jw;
+      const bool inside = 0 <= iz && iz < d && 0 <= iy && iy < h
+          && 0 <= ix && ix < w;
+      const ptrdiff_t at = plane + ((ptrdiff_t)iz * h + iy) * w + ix;
+"""
+        + body
+        + """
+    }
+  }
+}
+"""
+    )
+
+
+def _windows_covering(body, dilation=("dd", "dh", "dw"), block="t"):
+    # Loops over the windows (od, oh, ow) that read input element (iz, iy, ix),
+    # and the tap (jd, jh, jw) that reads it: a gather, so the gradients need
+    # no atomics. ``o`` is the flat index of the window in an array of
+    # (blocks, out_d, out_h, out_w), ``block`` the block of this element.
+    dd, dh, dw = dilation
+    return f"""
+int tap_d = 0;
+for (int jd = 0; jd < kd; ++jd, tap_d += kh * kw) {{
+  const int zd = iz + pd - jd * {dd};
+  if (zd < 0) break;
+  if (zd % sd != 0) continue;
+  const int od = zd / sd;
+  if (od >= out_d) continue;
+  for (int jh = 0; jh < kh; ++jh) {{
+    const int zh = iy + ph - jh * {dh};
+    if (zh < 0) break;
+    if (zh % sh != 0) continue;
+    const int oh = zh / sh;
+    if (oh >= out_h) continue;
+    for (int jw = 0; jw < kw; ++jw) {{
+      const int zw = ix + pw - jw * {dw};
+      if (zw < 0) break;
+      if (zw % sw != 0) continue;
+      const int ow = zw / sw;
+      if (ow >= out_w) continue;
+      const int tap = tap_d + jh * kw + jw;
+      const ptrdiff_t o =
+          (((ptrdiff_t){block} * out_d + od) * out_h + oh) * out_w + ow;
+{body}
+    }}
+  }}
+}}
+"""
+
+
+# The patch matrix of a convolution, ``col``: row (c, jd, jh, jw), column
+# (n, od, oh, ow) holds x[n, c, od*sd - pd + jd*dd, ...] (0 in the padding),
+# the layout of chainer.utils.conv.im2col_matrix.
+CONV_IM2COL = KernelSource(
+    "chainer_cuda_conv_im2col",
+    f"raw T x, int32 n, int32 c, {_GEOMETRY}, {_DILATION}",
+    "T col",
+    """
+ptrdiff_t t = i;
+const int ow = t % out_w; t /= out_w;
+const int oh = t % out_h; t /= out_h;
+const int od = t % out_d; t /= out_d;
+const int b = t % n; t /= n;
+const int jw = t % kw; t /= kw;
+const int jh = t % kh; t /= kh;
+const int jd = t % kd; t /= kd;
+const int iz = od * sd - pd + jd * dd;
+const int iy = oh * sh - ph + jh * dh;
+const int ix = ow * sw - pw + jw * dw;
+if (0 <= iz && iz < d && 0 <= iy && iy < h && 0 <= ix && ix < w) {
+  col = x[(((ptrdiff_t)b * c + t) * d + iz) * ((ptrdiff_t)h * w)
+          + (ptrdiff_t)iy * w + ix];
+} else {
+  col = (T)0.0f;
+}
+""",
+)
+
+# The adjoint of CONV_IM2COL plus a bias: image element (n, c, iz, iy, ix)
+# sums the entries of ``col`` that read it. Here (d, h, w) is the image and
+# (out_d, out_h, out_w) the columns' grid, as in the convolution it inverts.
+CONV_COL2IM = KernelSource(
+    "chainer_cuda_conv_col2im",
+    f"raw T col, raw T bias, int32 has_bias, int32 n, int32 c, {_GEOMETRY}, "
+    f"{_DILATION}",
+    "T img",
+    _C
+    + _UNRAVEL_IN
+    + """
+const int ch = t % c;
+const int b = t / c;
+const ptrdiff_t columns = (ptrdiff_t)n * out_d * out_h * out_w;
+const ptrdiff_t first = (ptrdiff_t)ch * kd * kh * kw * columns;
+C acc = (C)0;
+"""
+    + _windows_covering("      acc += (C)col[first + tap * columns + o];", block="b")
+    + """
+if (has_bias) acc += (C)bias[ch];
+img = (T)acc;
+""",
+)
+
+# Max of each window (the padding reads -inf) and the C-order tap of its
+# first maximum, as chainer.functions.pooling.pooling_nd.window_argmax finds
+# it; a NaN maximum gets the last tap, as there.
+MAX_POOL = KernelSource(
+    "chainer_cuda_max_pool",
+    f"raw T x, {_GEOMETRY}",
+    "T y, I idx",
+    _C
+    + _UNRAVEL_OUT
+    + """
+C m = chainer_cuda_neg_inf<C>();
+int arg = 0;
+"""
+    + _windows_over_taps(
+        """
+      if (inside) {
+        const C v = (C)x[at];
+        if (v > m || v != v) {
+          m = v;
+          arg = tap;
+        }
+      }
+"""
+    )
+    + """
+if (m != m) arg = kd * kh * kw - 1;
+y = (T)m;
+idx = (I)arg;
+""",
+    preamble=COMPUTE_TYPE_PREAMBLE
+    + """
+template <typename U> __device__ U chainer_cuda_neg_inf();
+template <> __device__ float chainer_cuda_neg_inf<float>() {
+  return __int_as_float(0xff800000);
+}
+template <> __device__ double chainer_cuda_neg_inf<double>() {
+  return __longlong_as_double(0xfff0000000000000ULL);
+}
+""",
+)
+
+# Gradient of max pooling: each input element gathers the output gradients
+# of the windows whose argmax tap reads it.
+MAX_POOL_GRAD = KernelSource(
+    "chainer_cuda_max_pool_grad",
+    f"raw T gy, raw I idx, {_GEOMETRY}",
+    "T gx",
+    _C
+    + _UNRAVEL_IN
+    + "C acc = (C)0;\n"
+    + _windows_covering(
+        "      if ((int)idx[o] == tap) acc += (C)gy[o];", ("1", "1", "1")
+    )
+    + "gx = (T)acc;\n",
+)
+
+# Each window's element at the argmax tap ``idx`` (0 in the padding).
+MAX_POOL_GATHER = KernelSource(
+    "chainer_cuda_max_pool_gather",
+    f"raw T x, raw I idx, {_GEOMETRY}",
+    "T y",
+    _UNRAVEL_OUT
+    + """
+const int tap = (int)idx[i];
+const int iz = od * sd - pd + tap / (kh * kw);
+const int iy = oh * sh - ph + tap / kw % kh;
+const int ix = ow * sw - pw + tap % kw;
+if (0 <= iz && iz < d && 0 <= iy && iy < h && 0 <= ix && ix < w) {
+  y = x[t * d * ((ptrdiff_t)h * w) + ((ptrdiff_t)iz * h + iy) * w + ix];
+} else {
+  y = (T)0.0f;
+}
+""",
+)
+
+# The number of elements averaged by window (od, oh, ow): the window size
+# when the padding counts as zeros, else the elements inside the input (at
+# least 1 per axis, as AveragePoolingND._divisor).
+_AVERAGE_DIVISOR = """
+C divisor = (C)(kd * kh * kw);
+if (!count_pad) {
+  const int z0 = od * sd - pd, y0 = oh * sh - ph, x0 = ow * sw - pw;
+  const int nz = min(z0 + kd, d) - max(z0, 0);
+  const int ny = min(y0 + kh, h) - max(y0, 0);
+  const int nx = min(x0 + kw, w) - max(x0, 0);
+  divisor = (C)max(nz, 1) * (C)max(ny, 1) * (C)max(nx, 1);
+}
+"""
+
+# Mean of each window; the padding reads zeros.
+AVERAGE_POOL = KernelSource(
+    "chainer_cuda_average_pool",
+    f"raw T x, int32 count_pad, {_GEOMETRY}",
+    "T y",
+    _C
+    + _UNRAVEL_OUT
+    + "C acc = (C)0;\n"
+    + _windows_over_taps("      if (inside) acc += (C)x[at];")
+    + _AVERAGE_DIVISOR
+    + "y = (T)(acc / divisor);\n",
+)
+
+# Gradient of average pooling: each input element gathers gy / divisor of
+# the windows that read it.
+AVERAGE_POOL_GRAD = KernelSource(
+    "chainer_cuda_average_pool_grad",
+    f"raw T gy, int32 count_pad, {_GEOMETRY}",
+    "T gx",
+    _C
+    + _UNRAVEL_IN
+    + "C acc = (C)0;\n"
+    + _windows_covering(
+        "{\n" + _AVERAGE_DIVISOR + "acc += (C)gy[o] / divisor;\n}",
+        ("1", "1", "1"),
+    )
+    + "gx = (T)acc;\n",
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class ReductionSource:
     """The arguments of one ``cupy.ReductionKernel``.
@@ -457,5 +722,12 @@ KERNELS: dict[str, KernelSource] = {
         BN_NORMALIZE,
         BN_FIXED,
         BN_GRAD_X,
+        CONV_IM2COL,
+        CONV_COL2IM,
+        MAX_POOL,
+        MAX_POOL_GRAD,
+        MAX_POOL_GATHER,
+        AVERAGE_POOL,
+        AVERAGE_POOL_GRAD,
     )
 }
