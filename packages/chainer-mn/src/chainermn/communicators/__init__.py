@@ -2,27 +2,35 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 from chainermn import global_except_hook
+from chainermn.communicators import _nccl
 from chainermn.communicators.communicator_base import CommunicatorBase
 from chainermn.communicators.dummy_communicator import DummyCommunicator
 from chainermn.communicators.flat_communicator import FlatCommunicator
+from chainermn.communicators.gpu_communicator_base import GpuCommunicatorBase
+from chainermn.communicators.hierarchical_communicator import HierarchicalCommunicator
 from chainermn.communicators.mpi_communicator_base import MpiCommunicatorBase
 from chainermn.communicators.naive_communicator import NaiveCommunicator
+from chainermn.communicators.non_cuda_aware_communicator import NonCudaAwareCommunicator
+from chainermn.communicators.pure_nccl_communicator import PureNcclCommunicator
+from chainermn.communicators.single_node_communicator import SingleNodeCommunicator
+from chainermn.communicators.two_dimensional_communicator import (
+    TwoDimensionalCommunicator,
+)
 
 _CPU_COMMUNICATORS = {
     "naive": NaiveCommunicator,
     "flat": FlatCommunicator,
     "dummy": DummyCommunicator,
 }
-_GPU_COMMUNICATORS = (
-    "pure_nccl",
-    "hierarchical",
-    "two_dimensional",
-    "single_node",
-    "non_cuda_aware",
-)
+_GPU_COMMUNICATORS = {
+    "pure_nccl": PureNcclCommunicator,
+    "hierarchical": HierarchicalCommunicator,
+    "two_dimensional": TwoDimensionalCommunicator,
+    "single_node": SingleNodeCommunicator,
+    "non_cuda_aware": NonCudaAwareCommunicator,
+}
+_COMMUNICATORS = {**_CPU_COMMUNICATORS, **_GPU_COMMUNICATORS}
 
 
 def create_communicator(
@@ -33,7 +41,7 @@ def create_communicator(
 ):
     """Creates a ChainerMN communicator (collective over ``mpi_comm``).
 
-    The communicators of this build work on NumPy (CPU) arrays:
+    CPU communicators (NumPy arrays, any MPI):
 
     - ``'flat'``: gradients packed into one buffer, one allreduce (the
       usual choice on CPUs).
@@ -41,10 +49,22 @@ def create_communicator(
     - ``'dummy'``: packs gradients but does not communicate them, to
       measure everything but the communication.
 
-    The GPU communicators of ChainerMN (``'pure_nccl'``, the default,
-    ``'hierarchical'``, ``'two_dimensional'``, ``'single_node'``,
-    ``'non_cuda_aware'``) need CuPy and NCCL and are not available in this
-    build; asking for one raises an error that says what is missing.
+    GPU communicators (CuPy arrays, one GPU per process; need CuPy with
+    NCCL, e.g. ``pip install 'chainer-cuda[cuda12]'``):
+
+    - ``'pure_nccl'`` (the default): one NCCL allreduce over all GPUs;
+      supports double buffering and ``allreduce_grad_dtype``.
+    - ``'hierarchical'``: NCCL reduce inside each node, MPI allreduce
+      between nodes, NCCL broadcast inside each node.
+    - ``'two_dimensional'``: NCCL reduce-scatter inside each node, MPI
+      allreduce of each chunk between nodes, NCCL allgather.
+    - ``'single_node'``: NCCL among the GPUs of one node only.
+    - ``'non_cuda_aware'``: the hierarchical scheme for MPIs without CUDA
+      support (all GPU communicators here stage inter-node traffic in host
+      memory, so it equals ``'hierarchical'``).
+
+    Asking for a GPU communicator without CuPy, NCCL or a GPU raises an
+    error that says what is missing.
 
     If the environment variable ``CHAINERMN_FORCE_ABORT_ON_EXCEPTION`` is
     set, :func:`chainermn.global_except_hook.add_hook` is called, so that an
@@ -63,16 +83,14 @@ def create_communicator(
         allreduce_grad_dtype (numpy.dtype): Dtype in which gradients are
             summed (cast there and back), e.g. ``numpy.float16`` to halve
             the traffic; ``None`` keeps each gradient's dtype.
-        batched_copy (bool): Kept for ChainerMN compatibility: NumPy
-            gradients are always packed with one copy per parameter.
+        batched_copy (bool): Kept for ChainerMN compatibility: gradients are
+            always packed with one copy per parameter.
 
     Returns:
         CommunicatorBase: The communicator.
     """
-    cls = _CPU_COMMUNICATORS.get(communicator_name)
+    cls = _COMMUNICATORS.get(communicator_name)
     if cls is None:
-        if communicator_name in _GPU_COMMUNICATORS:
-            raise _gpu_communicator_error(communicator_name)
         raise ValueError(
             f"unknown communicator {communicator_name!r}; available: "
             + ", ".join(repr(n) for n in _CPU_COMMUNICATORS)
@@ -80,6 +98,9 @@ def create_communicator(
             + ", ".join(repr(n) for n in _GPU_COMMUNICATORS)
             + " (GPU, need CuPy and NCCL)"
         )
+    if communicator_name in _GPU_COMMUNICATORS:
+        # Before MPI: a missing CuPy is the error to report, not MPI's state.
+        _nccl.load_cupy(communicator_name)
     if mpi_comm is None:
         try:
             from mpi4py import MPI
@@ -94,19 +115,3 @@ def create_communicator(
     comm.set_config("allreduce_grad_dtype", allreduce_grad_dtype)
     comm.set_config("batched_copy", batched_copy)
     return comm
-
-
-def _gpu_communicator_error(name):
-    if importlib.util.find_spec("cupy") is None:
-        return ImportError(
-            f"the {name!r} communicator runs on GPUs through NCCL and needs CuPy "
-            "with NCCL, but CuPy is not installed; GPU communicators are, "
-            "moreover, not available in this build of chainer-mn. For training "
-            "on CPUs use create_communicator('flat') or ('naive')."
-        )
-    return RuntimeError(
-        f"the {name!r} communicator (GPU, NCCL) is not available in this build "
-        "of chainer-mn: CuPy is installed, but only the CPU communicators "
-        "'flat', 'naive' and 'dummy' are implemented. Keep the model on the CPU "
-        "and use create_communicator('flat')."
-    )

@@ -27,6 +27,7 @@ moving at most ``max_bytes // size`` bytes of every part.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import os
@@ -192,8 +193,17 @@ class Channel:
 
     # -- arrays ----------------------------------------------------------
     def allreduce_inplace(self, buf, op, mpi_op=None):
-        """Sums (or ``mpi_op``) a contiguous 1-d array over ranks, in place."""
+        """Sums (or ``mpi_op``) a contiguous 1-d array over ranks, in place.
+
+        Float16 arrays are summed in float32 where the MPI library has no
+        16-bit float type (Open MPI before 5).
+        """
         MPI = self.MPI
+        if buf.dtype == numpy.float16 and not _has_float16(MPI):
+            wide = buf.astype(numpy.float32)
+            self.allreduce_inplace(wide, op, mpi_op)
+            buf[...] = wide
+            return
         mpi_op = MPI.SUM if mpi_op is None else mpi_op
         comm = self.comm
         for part in self._pieces(buf):
@@ -207,6 +217,9 @@ class Channel:
     def bcast_inplace(self, buf, root, op, max_bytes=None):
         """Broadcasts a contiguous 1-d array from ``root``, in place."""
         comm = self.comm
+        # A broadcast moves bytes: no MPI datatype is needed (Open MPI 4 has
+        # none for float16).
+        buf = byte_view(buf)
         for part in self._pieces(buf, max_bytes):
             self._run(
                 lambda part=part: comm.Bcast(part, root=root),
@@ -456,6 +469,19 @@ class _MPIErrors:
             channel.rank,
             channel.size,
         ) from exc
+
+
+@functools.cache
+def _has_float16(MPI):
+    # Whether the MPI library sums NumPy's float16 (mpi4py maps it to the
+    # library's 16-bit float type, which Open MPI 4 lacks): tried once on
+    # this process alone.
+    buf = numpy.ones(1, numpy.float16)
+    try:
+        MPI.COMM_SELF.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM)
+    except (KeyError, ValueError, MPI.Exception):
+        return False
+    return bool(buf[0] == 1)
 
 
 def _round_buffer(counts):

@@ -23,44 +23,49 @@ def _check_host(param, name, what, array, comm_name):
         raise TypeError(
             f"the {what} of parameter {name!r} is a {type(array).__module__}."
             f"{type(array).__name__}, but {comm_name} works on NumPy (CPU) "
-            "arrays: move the model to the CPU (model.to_cpu()); GPU "
-            "communicators are not available in this build of chainer-mn"
+            "arrays: move the model to the CPU (model.to_cpu()), or average "
+            "CuPy gradients with a GPU communicator such as 'pure_nccl'"
         )
 
 
-def initialized_params(model, comm_name):
-    """Returns the initialized parameters of ``model`` in the order of names."""
+def initialized_params(model, comm_name, check=_check_host):
+    """Returns the initialized parameters of ``model`` in the order of names.
+
+    ``check(param, name, what, array, comm_name)`` raises for an array the
+    communicator cannot take (by default, anything but a NumPy array).
+    """
     params = []
     for name, param in sorted(model.namedparams(), key=lambda item: item[0]):
         if param.array is None:
             continue
-        _check_host(param, name, "array", param.array, comm_name)
+        check(param, name, "array", param.array, comm_name)
         params.append(param)
     return params
 
 
-def grad_params(model, zero_fill, comm_name):
+def grad_params(model, zero_fill, comm_name, check=_check_host, xp=numpy):
     """Returns the parameters whose gradients take part in an average.
 
     Uninitialized parameters never do. A ``None`` gradient is replaced by
-    zeros when ``zero_fill`` is true, and its parameter skipped otherwise.
+    zeros (``xp.zeros_like``) when ``zero_fill`` is true, and its parameter
+    skipped otherwise. ``check`` is that of :func:`initialized_params`.
     """
     params = []
     for name, param in sorted(model.namedparams(), key=lambda item: item[0]):
         array = param.array
         if array is None:
             continue
-        _check_host(param, name, "array", array, comm_name)
+        check(param, name, "array", array, comm_name)
         if param.grad is None:
             if not zero_fill:
                 continue
-            param.grad = numpy.zeros_like(array)
-        _check_host(param, name, "gradient", param.grad, comm_name)
+            param.grad = xp.zeros_like(array)
+        check(param, name, "gradient", param.grad, comm_name)
         params.append(param)
     return params
 
 
-def pack_groups(params, attr, dtype, buffers=None):
+def pack_groups(params, attr, dtype, buffers=None, xp=numpy):
     """Packs ``getattr(param, attr)`` of ``params`` into 1-d buffers.
 
     With ``dtype`` every array goes into one buffer of that dtype; otherwise
@@ -68,7 +73,8 @@ def pack_groups(params, attr, dtype, buffers=None):
     every process packs the same layout. A group of one C-contiguous array of
     the buffer's dtype is not copied: its own memory is the buffer. Buffers
     are taken from (and stored in) the dict ``buffers`` when given, so that
-    repeated calls do not allocate.
+    repeated calls do not allocate. ``xp`` is the arrays' module (NumPy, or
+    CuPy for the GPU communicators).
 
     Yields:
         tuple: A buffer and its members, ``(param, offset, size)`` triples.
@@ -91,7 +97,7 @@ def pack_groups(params, attr, dtype, buffers=None):
                 continue
         buf = None if buffers is None else buffers.get((attr, key))
         if buf is None or buf.size != offset:
-            buf = numpy.empty(offset, key)
+            buf = xp.empty(offset, key)
             if buffers is not None:
                 buffers[(attr, key)] = buf
         for param, start, size in members:
@@ -99,7 +105,7 @@ def pack_groups(params, attr, dtype, buffers=None):
         yield buf, members
 
 
-def unpack(buf, members, attr, divisor=None):
+def unpack(buf, members, attr, divisor=None, xp=numpy):
     """Copies the slices of ``buf`` back into the members' arrays, in place.
 
     With ``divisor``, each slice is divided by it on the way (one pass).
@@ -108,6 +114,6 @@ def unpack(buf, members, attr, divisor=None):
         target = getattr(param, attr)
         source = buf[start : start + size].reshape(target.shape)
         if divisor is not None:
-            numpy.divide(source, divisor, out=target, casting="unsafe")
-        elif not numpy.shares_memory(source, target):
-            numpy.copyto(target, source, casting="unsafe")
+            xp.divide(source, divisor, out=target, casting="unsafe")
+        elif not xp.shares_memory(source, target):
+            xp.copyto(target, source, casting="unsafe")

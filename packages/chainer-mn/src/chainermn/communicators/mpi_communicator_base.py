@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 import atexit
 import operator
+import os
 import sys
 import threading
 import weakref
@@ -77,11 +78,14 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         return self._config["max_buf_len"]
 
     def _init_ranks(self):
-        # Processes are grouped into nodes by host name, as ChainerMN does;
-        # the exchange goes through the channel, so it has the deadline too.
+        # Processes are grouped into nodes by host name, as ChainerMN does,
+        # or by CHAINERMN_NODE_NAME where set (containers that share a host
+        # name); the exchange goes through the channel, so it has the
+        # deadline too.
         from mpi4py import MPI
 
-        hosts = self.allgather_obj(MPI.Get_processor_name())
+        node = os.environ.get("CHAINERMN_NODE_NAME") or MPI.Get_processor_name()
+        hosts = self.allgather_obj(node)
         mine = hosts[self.rank]
         self._intra_rank = hosts[: self.rank].count(mine)
         self._intra_size = hosts.count(mine)
@@ -203,10 +207,25 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         return self._config[name]
 
     # -- arrays --------------------------------------------------------------
+    # Arrays travel through MPI from host memory. ``_to_host`` returns the
+    # NumPy array to send and whether the caller's array was on a GPU (the
+    # GPU communicators accept CuPy arrays); ``_from_host`` gives a received
+    # array back in that form.
+    def _to_host(self, x, op):
+        return _host_array(x, op), False
+
+    def _from_host(self, array, on_gpu):
+        return array
+
     def send(self, data, dest, tag):
         is_tuple = isinstance(data, (list, tuple))
-        arrays = [_host_array(x, "send") for x in (data if is_tuple else (data,))]
-        meta = (is_tuple, [(a.shape, a.dtype.str) for a in arrays])
+        pairs = [self._to_host(x, "send") for x in (data if is_tuple else (data,))]
+        arrays = [a for a, _ in pairs]
+        meta = (
+            is_tuple,
+            [(a.shape, a.dtype.str) for a in arrays],
+            [on_gpu for _, on_gpu in pairs],
+        )
         channel = self._channel
         channel.send_bytes(_channel.dumps(meta), dest, tag, "send")
         for a in arrays:
@@ -216,12 +235,15 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         channel = self._channel
         status = channel.MPI.Status()
         raw = channel.recv_bytes(source, tag, "recv", status)
-        is_tuple, metas = _channel.loads(raw)
+        is_tuple, metas, on_gpu = _channel.loads(raw)
         # The arrays follow from the sender and with the tag of the header,
         # even when ``source`` or ``tag`` were wildcards.
         source, tag = status.Get_source(), status.Get_tag()
         arrays = tuple(
-            _from_bytes(channel.recv_bytes(source, tag, "recv"), meta) for meta in metas
+            self._from_host(
+                _from_bytes(channel.recv_bytes(source, tag, "recv"), meta), gpu
+            )
+            for meta, gpu in zip(metas, on_gpu, strict=True)
         )
         return arrays if is_tuple else arrays[0]
 
@@ -229,8 +251,9 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
         """Broadcasts an array from the root process (collective).
 
         Args:
-            data (numpy.ndarray): Array to broadcast; only the root's value
-                is used (others may pass ``None``).
+            data (:ref:`ndarray`): Array to broadcast; only the root's value
+                is used (others may pass ``None``). The GPU communicators
+                also take CuPy arrays; the others then get CuPy arrays too.
             max_buf_len (int): Largest message in bytes; bigger arrays go in
                 pieces. ``None`` uses the ``max_buf_len`` configuration.
             root (int): Rank of the process holding the array.
@@ -239,9 +262,10 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
             numpy.ndarray: The root's array on every process.
         """
         meta = None
+        given = data
         if self.rank == root:
-            data = _host_array(data, "bcast")
-            meta = (data.shape, data.dtype.str)
+            data, on_gpu = self._to_host(data, "bcast")
+            meta = (data.shape, data.dtype.str, on_gpu)
         meta = self.bcast_obj(meta, root=root)
         if self.rank != root:
             data = numpy.empty(meta[0], numpy.dtype(meta[1]))
@@ -249,37 +273,48 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
             self._channel.bcast_inplace(
                 _channel.byte_view(data), root, "bcast", max_buf_len
             )
-        return data
+        if self.rank == root:
+            return given if meta[2] else data
+        return self._from_host(data, meta[2])
 
     def gather(self, data, root=0):
-        data = _host_array(data, "gather")
+        data, on_gpu = self._to_host(data, "gather")
         metas = self.gather_obj((data.shape, data.dtype.str), root=root)
         raws = self._channel.gatherv_bytes(_channel.byte_view(data), root, "gather")
         if raws is None:
             return None
-        return tuple(_from_bytes(r, m) for r, m in zip(raws, metas, strict=True))
+        return tuple(
+            self._from_host(_from_bytes(r, m), on_gpu)
+            for r, m in zip(raws, metas, strict=True)
+        )
 
     def allgather(self, x):
         """Gathers one array from every process to every process (collective).
 
         Args:
-            x (numpy.ndarray): This process's array; shapes and dtypes may
+            x (:ref:`ndarray`): This process's array; shapes and dtypes may
                 differ between processes.
 
         Returns:
-            tuple of numpy.ndarray: The arrays of all processes in rank order.
+            tuple of :ref:`ndarray`: The arrays of all processes in rank
+            order (on the GPU where ``x`` is a CuPy array).
         """
-        x = _host_array(x, "allgather")
+        x, on_gpu = self._to_host(x, "allgather")
         metas = self.allgather_obj((x.shape, x.dtype.str))
         raws = self._channel.allgatherv_bytes(_channel.byte_view(x), "allgather")
-        return tuple(_from_bytes(r, m) for r, m in zip(raws, metas, strict=True))
+        return tuple(
+            self._from_host(_from_bytes(r, m), on_gpu)
+            for r, m in zip(raws, metas, strict=True)
+        )
 
     def alltoall(self, xs):
         if len(xs) != self.size:
             raise ValueError(
                 f"alltoall needs one array per process ({self.size}), got {len(xs)}"
             )
-        arrays = [_host_array(x, "alltoall") for x in xs]
+        pairs = [self._to_host(x, "alltoall") for x in xs]
+        arrays = [a for a, _ in pairs]
+        on_gpu = bool(pairs) and pairs[0][1]
         channel = self._channel
         metas = channel.alltoallv_bytes(
             [_channel.dumps((a.shape, a.dtype.str)) for a in arrays], "alltoall"
@@ -288,7 +323,8 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
             [_channel.byte_view(a) for a in arrays], "alltoall"
         )
         return tuple(
-            _from_bytes(r, _channel.loads(m)) for r, m in zip(raws, metas, strict=True)
+            self._from_host(_from_bytes(r, _channel.loads(m)), on_gpu)
+            for r, m in zip(raws, metas, strict=True)
         )
 
     def scatter(self, xs, root=0):
@@ -298,30 +334,31 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
                 raise ValueError(
                     f"scatter needs one array per process ({self.size}), got {len(xs)}"
                 )
-            arrays = [_host_array(x, "scatter") for x in xs]
-            metas = [(a.shape, a.dtype.str) for a in arrays]
-            arrays = [_channel.byte_view(a) for a in arrays]
+            pairs = [self._to_host(x, "scatter") for x in xs]
+            metas = [(a.shape, a.dtype.str, on_gpu) for a, on_gpu in pairs]
+            arrays = [_channel.byte_view(a) for a, _ in pairs]
         meta = self.scatter_obj(metas, root=root)
         raw = self._channel.scatterv_bytes(arrays, root, "scatter")
-        return _from_bytes(raw, meta)
+        return self._from_host(_from_bytes(raw, meta[:2]), meta[2])
 
     def allreduce(self, data):
         """Sums an array elementwise over all processes (collective).
 
         Args:
-            data (numpy.ndarray): Array of the same shape and dtype on every
+            data (:ref:`ndarray`): Array of the same shape and dtype on every
                 process (a numeric dtype).
 
         Returns:
-            numpy.ndarray: The elementwise sum, on every process.
+            :ref:`ndarray`: The elementwise sum, on every process (on the
+            GPU where ``data`` is a CuPy array).
         """
-        data = _host_array(data, "allreduce")
+        data, on_gpu = self._to_host(data, "allreduce")
         if data.dtype.kind not in "biufc" or data.dtype.kind == "b":
             raise TypeError(f"allreduce sums numeric arrays; got dtype {data.dtype}")
         out = numpy.array(data, copy=True, order="C")
         if out.size:
             self._channel.allreduce_inplace(out.reshape(-1), "allreduce")
-        return out
+        return self._from_host(out, on_gpu)
 
     # -- objects ---------------------------------------------------------------
     def send_obj(self, obj, dest, tag=0):

@@ -120,24 +120,27 @@ COMMUNICATION_BACKENDS = ("auto", "mpi", "nccl")
 
 
 def check_communication_backend(comm, name):
-    """The backend that ``name`` selects for ``comm``: always ``'mpi'`` here.
+    """The backend that ``name`` selects for ``comm``: ``'mpi'`` or ``'nccl'``.
 
-    ``'auto'`` picks the best backend of the communicator, which is MPI for
-    every communicator of this build; ``'nccl'`` needs ChainerMN's
-    ``'pure_nccl'`` communicator, which this build does not provide.
+    ``'auto'`` picks the best backend of the communicator: NCCL for the
+    ``'pure_nccl'`` (and ``'single_node'``) communicators, MPI otherwise;
+    ``'nccl'`` needs one of those.
     """
     if name not in COMMUNICATION_BACKENDS:
         raise ValueError(
             f"unknown communication_backend {name!r}; choose one of "
             + ", ".join(repr(n) for n in COMMUNICATION_BACKENDS)
         )
-    if name == "nccl":
+    has_nccl = hasattr(comm, "_nccl_allreduce")
+    if name == "nccl" and not has_nccl:
         raise ValueError(
             "communication_backend='nccl' needs the 'pure_nccl' communicator "
-            "(GPUs, NCCL), which this build of chainer-mn does not provide; "
-            f"{type(comm).__name__} communicates through MPI: use 'mpi' or 'auto'"
+            f"(GPUs, NCCL); {type(comm).__name__} communicates through MPI: use "
+            "'mpi' or 'auto'"
         )
-    return "mpi"
+    if name == "auto":
+        return "nccl" if has_nccl else "mpi"
+    return name
 
 
 _CPU = backend.CpuDevice()

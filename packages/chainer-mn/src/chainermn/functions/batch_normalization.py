@@ -32,7 +32,9 @@ class MultiNodeBatchNormalizationFunction(function_node.FunctionNode):
         mean (:ref:`ndarray`): Running mean, updated in place (or None).
         var (:ref:`ndarray`): Running (unbiased) variance, updated in place.
         decay (float): Decay rate of the running statistics.
-        communication_backend (str): ``'mpi'`` or ``'auto'``.
+        communication_backend (str): ``'mpi'``, ``'nccl'`` (the
+            ``'pure_nccl'`` communicator only) or ``'auto'`` (NCCL where the
+            communicator has it).
     """
 
     def __init__(
@@ -104,15 +106,22 @@ class MultiNodeBatchNormalizationFunction(function_node.FunctionNode):
 
     def _allreduce(self, xp, per_channel, extra=None):
         # Sums a per-channel array (and one more number) over the processes,
-        # in float64 on the host.
-        flat = _util.to_host(per_channel).ravel()
-        buf = numpy.empty(flat.size + (extra is not None), numpy.float64)
+        # in float64: on the GPU through NCCL with the 'nccl' backend, else
+        # on the host through MPI.
+        on_gpu = self.communication_backend == "nccl" and xp is not numpy
+        flat = per_channel.ravel() if on_gpu else _util.to_host(per_channel).ravel()
+        buf = (xp if on_gpu else numpy).empty(
+            flat.size + (extra is not None), numpy.float64
+        )
         buf[: flat.size] = flat
         if extra is not None:
             buf[-1] = extra
-        buf = self.comm.allreduce(buf)
+        if on_gpu:
+            buf = self.comm._nccl_allreduce(buf, "multi-node batch normalization")
+        else:
+            buf = self.comm.allreduce(buf)
         total = buf[: flat.size].reshape(per_channel.shape)
-        if xp is not numpy:
+        if xp is not numpy and not on_gpu:
             total = _util.send_to(backend.get_device_from_array(per_channel), total)
         return total, (float(buf[-1]) if extra is not None else None)
 

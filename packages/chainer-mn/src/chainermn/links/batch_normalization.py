@@ -70,10 +70,10 @@ class MultiNodeBatchNormalization(_sharing.SharesCommunicator, link.Link):
         use_beta (bool): If ``False``, no shifting parameter (zero shift).
         initial_gamma: Initializer, scalar or array of ``gamma`` (default 1).
         initial_beta: Initializer, scalar or array of ``beta`` (default 0).
-        communication_backend (str): ``'mpi'``, or ``'auto'`` for the best
-            one of the communicator (MPI for every communicator of this
-            build). ``'nccl'`` needs the ``'pure_nccl'`` communicator, which
-            this build does not provide, and raises ``ValueError``.
+        communication_backend (str): ``'mpi'``, ``'nccl'`` (needs the
+            ``'pure_nccl'`` or ``'single_node'`` communicator; otherwise
+            ``ValueError``), or ``'auto'`` for the best one of the
+            communicator (NCCL where it has it, else MPI).
 
     Attributes:
         gamma (~chainer.Parameter): Scaling parameter (None without

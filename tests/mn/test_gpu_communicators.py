@@ -1,0 +1,166 @@
+"""The GPU communicators (NCCL): errors without CuPy or a GPU, and real runs.
+
+The runs (marked gpu) launch ``mpiexec`` with one process per GPU. NCCL
+refuses two processes of one group on the same GPU, so on a machine with one
+GPU the NCCL groups are of one process: 1-process runs of every
+communicator, and 2-process runs of the hierarchical family with each
+process counted as a node of its own (``--node-per-rank``), where the
+inter-node sums go through MPI. The 2-GPU runs skip below two GPUs.
+"""
+
+import sys
+import types
+
+import pytest
+
+import chainermn
+
+GPU_NAMES = (
+    "pure_nccl",
+    "hierarchical",
+    "two_dimensional",
+    "single_node",
+    "non_cuda_aware",
+)
+HIERARCHICAL = ("hierarchical", "two_dimensional", "non_cuda_aware")
+# The launched programs load the installed plugins (chainer-cuda among them)
+# as a user's script does; the test session itself runs with autoloading off.
+AUTOLOAD = {"CHAINER_DISABLE_PLUGIN_AUTOLOAD": "0"}
+
+
+@pytest.mark.parametrize("name", GPU_NAMES)
+def test_without_cupy_the_error_says_so(name, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    with pytest.raises(ImportError, match="CuPy is not installed") as info:
+        chainermn.create_communicator(name)
+    message = str(info.value)
+    assert repr(name) in message
+    assert "'flat'" in message
+
+
+def _fake_cupy(monkeypatch, device_count=None, error=None, nccl_available=True):
+    cupy = types.ModuleType("cupy")
+    cuda = types.ModuleType("cupy.cuda")
+    nccl = types.ModuleType("cupy.cuda.nccl")
+    nccl.available = nccl_available
+
+    def get_device_count():
+        if error is not None:
+            raise error
+        return device_count
+
+    cuda.runtime = types.SimpleNamespace(getDeviceCount=get_device_count)
+    cuda.nccl = nccl
+    cupy.cuda = cuda
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "cupy.cuda", cuda)
+    monkeypatch.setitem(sys.modules, "cupy.cuda.nccl", nccl)
+
+
+def test_without_a_driver_the_error_says_so(monkeypatch):
+    _fake_cupy(monkeypatch, error=RuntimeError("cudaErrorNoDevice: no CUDA driver"))
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU.*no CUDA driver"):
+        chainermn.create_communicator("pure_nccl")
+
+
+def test_without_a_visible_gpu_the_error_says_so(monkeypatch):
+    _fake_cupy(monkeypatch, device_count=0)
+    with pytest.raises(RuntimeError, match="none is visible"):
+        chainermn.create_communicator("hierarchical")
+
+
+def test_without_nccl_the_error_says_so(monkeypatch):
+    _fake_cupy(monkeypatch, device_count=1, nccl_available=False)
+    with pytest.raises(RuntimeError, match="needs NCCL"):
+        chainermn.create_communicator("two_dimensional")
+
+
+def test_nccl_backend_needs_an_nccl_communicator(comm):
+    with pytest.raises(ValueError, match="pure_nccl"):
+        chainermn.links.MultiNodeBatchNormalization(
+            3, comm, communication_backend="nccl"
+        )
+    link = chainermn.links.MultiNodeBatchNormalization(3, comm)
+    assert link._communication_backend == "mpi"
+
+
+def _gpu_count():
+    import cupy
+
+    return cupy.cuda.runtime.getDeviceCount()
+
+
+@pytest.mark.gpu
+@pytest.mark.mpi
+@pytest.mark.parametrize("name", GPU_NAMES)
+def test_methods_on_one_process(mpirun, name):
+    records = mpirun(
+        1, "gpu_comm.py", name, timeout=120, env=AUTOLOAD
+    ).assert_all_passed(1)
+    assert records[0]["values"]["topology"] == [0, 1, 0, 1]
+    expected = "nccl" if name in ("pure_nccl", "single_node") else "mpi"
+    assert records[0]["values"]["mnbn backend"] == expected
+
+
+@pytest.mark.gpu
+@pytest.mark.mpi
+@pytest.mark.parametrize("name", HIERARCHICAL)
+@pytest.mark.parametrize("n", [2, 3])
+def test_methods_across_nodes(mpirun, name, n):
+    records = mpirun(
+        n, "gpu_comm.py", name, "--node-per-rank", timeout=180, env=AUTOLOAD
+    ).assert_all_passed(n)
+    for rank, record in records.items():
+        assert record["values"]["topology"] == [0, 1, rank, n]
+
+
+@pytest.mark.gpu
+@pytest.mark.mpi
+@pytest.mark.parametrize("name", ["pure_nccl", "single_node"])
+def test_methods_on_two_gpus(mpirun, name):
+    if _gpu_count() < 2:
+        pytest.skip("needs 2 GPUs: NCCL takes one GPU per process")
+    mpirun(2, "gpu_comm.py", name, timeout=180, env=AUTOLOAD).assert_all_passed(2)
+
+
+@pytest.mark.gpu
+@pytest.mark.mpi
+@pytest.mark.parametrize("name", GPU_NAMES)
+def test_training_equals_one_process(mpirun, name):
+    # programs/equivalence.py with the model on the GPU: SGD and Adam, and
+    # double buffering where the communicator has it.
+    records = mpirun(
+        1, "equivalence.py", name, "@cupy:intra", timeout=180, env=AUTOLOAD
+    ).assert_all_passed(1)
+    passed = set(records[0]["passed"])
+    if name in ("pure_nccl", "single_node"):
+        assert "adam-double_buffering:equals one process" in passed
+    else:
+        assert "adam-double_buffering:refused" in passed
+
+
+@pytest.mark.gpu
+@pytest.mark.mpi
+@pytest.mark.parametrize("name", HIERARCHICAL)
+def test_training_across_nodes_equals_one_process(mpirun, name):
+    records = mpirun(
+        2,
+        "equivalence.py",
+        name,
+        "@cupy:intra",
+        "--node-per-rank",
+        timeout=180,
+        env=AUTOLOAD,
+    ).assert_all_passed(2)
+    assert "sgd:equals one process" in records[0]["passed"]
+    assert records[0]["values"]["inter_size"] == 2
+
+
+@pytest.mark.gpu
+@pytest.mark.mpi
+def test_pure_nccl_training_on_two_gpus(mpirun):
+    if _gpu_count() < 2:
+        pytest.skip("needs 2 GPUs: NCCL takes one GPU per process")
+    mpirun(
+        2, "equivalence.py", "pure_nccl", "@cupy:intra", timeout=180, env=AUTOLOAD
+    ).assert_all_passed(2)
