@@ -27,7 +27,7 @@ _ALIGN = 64
 
 
 def main(
-    conn, model, iterator, converter, device, layout, param_block, grad_block, ppid
+    conn, model, iterator, converter, device_name, layout, param_block, grad_block, ppid
 ):
     """Runs a worker process: answers the main process's orders until stopped.
 
@@ -36,7 +36,7 @@ def main(
         model (~chainer.Link): The worker's copy of the model.
         iterator: The worker's dataset iterator.
         converter: The updater's converter.
-        device (~chainer.backend.Device): The worker's (CPU) device.
+        device_name (str): The worker's device (``'@numpy'``, ``'@cupy:N'``).
         layout (list): The blocks' layout, from :func:`param_layout`.
         param_block: Shared block the main process writes parameters into.
         grad_block: Shared block this worker writes its gradients into.
@@ -46,6 +46,10 @@ def main(
     # stops the workers, so that they do not die in the middle of a step.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        device = backend.get_device(device_name)
+        # A pickled (spawned) model comes back on the default device.
+        device.use()
+        model.to_device(device)
         param_views = bind_views(model, param_block, layout)
         grad_views = bind_views(model, grad_block, layout)
         reporter = reporter_module.Reporter()
@@ -94,7 +98,7 @@ def main(
 
 def _run_step(model, iterator, converter, device, reporter, param_views, grad_views):
     for param, view in param_views:
-        numpy.copyto(param.array, view)
+        from_host(param.array, view)
     batch = iterator.next()
     in_arrays = _step.convert_batch(converter, batch, device)
     with (
@@ -112,9 +116,25 @@ def _run_step(model, iterator, converter, device, reporter, param_views, grad_vi
         if grad is None:
             has_grad.append(False)
         else:
-            numpy.copyto(view, grad)
+            to_host(view, grad)
             has_grad.append(True)
     return ("grads", len(batch), has_grad)
+
+
+def to_host(view, array):
+    """Copies a NumPy or CuPy array into its place in a shared block."""
+    if isinstance(array, numpy.ndarray):
+        numpy.copyto(view, array)
+    else:
+        array.get(out=view)
+
+
+def from_host(array, view):
+    """Copies a place of a shared block into a NumPy or CuPy array."""
+    if isinstance(array, numpy.ndarray):
+        numpy.copyto(array, view)
+    else:
+        array.set(view)
 
 
 # -- shared-memory layout ---------------------------------------------------
@@ -126,10 +146,10 @@ def param_layout(model):
         array = param.array
         if array is None:
             continue
-        if not isinstance(array, numpy.ndarray):
+        if backend.get_array_module(array).__name__ not in ("numpy", "cupy"):
             raise RuntimeError(
-                f"parameter {path!r} is not on the CPU ({type(array).__name__}); "
-                "MultiprocessParallelUpdater runs on CPU devices only"
+                f"parameter {path!r} is a {type(array).__name__}; "
+                "MultiprocessParallelUpdater takes NumPy and CuPy arrays"
             )
         offset = -(-offset // _ALIGN) * _ALIGN
         layout.append((path, offset, array.shape, array.dtype.str))

@@ -46,19 +46,25 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
     the examples, an iteration equals one of a single process on the
     concatenation of all the processes' minibatches.
 
-    In Chainer 7 the devices were GPUs and the gradients were reduced with
-    NCCL. Here the devices are CPU devices (``'@numpy'``, repeated once per
-    process, or ``-1``), and the workers exchange parameters and gradients
-    with the main process through shared memory. GPU devices raise an error:
-    multiprocess GPU training needs NCCL, which comes with ``chainer-cuda``.
+    The devices are CPU devices (``'@numpy'``, repeated once per process, or
+    ``-1``) or, with ``chainer-cuda``, CUDA GPUs (``'@cupy:N'`` or ``N``;
+    one process per GPU, or several sharing one). Parameters and gradients
+    travel between the processes through shared host memory: a GPU process
+    copies its gradients to the host and the new parameters back (Chainer 7
+    reduced GPU gradients with NCCL instead).
 
     Worker processes are started at the first :meth:`update` (after the
     first forward pass of the main process, so that lazily initialized
-    parameters exist), with the ``'fork'`` start method on Linux, or the
-    method set by :func:`multiprocessing.set_start_method` if one was set,
-    or the platform's default. With ``'spawn'`` or ``'forkserver'`` the
-    model, the iterators and the converter must be picklable, and the main
-    script must guard its entry point with ``if __name__ == '__main__':``.
+    parameters exist), with the ``'fork'`` start method on Linux for CPU
+    devices, or the method set by :func:`multiprocessing.set_start_method`
+    if one was set, or the platform's default. With a GPU among the devices
+    the workers are started with ``'spawn'`` (or ``'forkserver'`` where that
+    is the start method set): a forked child cannot use the CUDA context of
+    its parent.
+    With ``'spawn'`` or ``'forkserver'`` the model, the iterators and the
+    converter must be picklable, and the main script must guard its entry
+    point with ``if __name__ == '__main__':``; a spawned worker finds the
+    CUDA backend through the installed plugins (entry points).
     Call :meth:`finalize` (the trainer does at the end of
     :meth:`~chainer.training.Trainer.run`) to stop the workers. A worker
     that fails or dies makes :meth:`update` raise a :class:`RuntimeError`
@@ -147,9 +153,10 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
         """Tells whether this updater can run here.
 
         In Chainer 7 this meant that CuPy had been built with NCCL. Here the
-        updater runs CPU worker processes, so it is available wherever the
-        :mod:`multiprocessing` module can start processes (``'fork'``,
-        ``'spawn'`` or ``'forkserver'``), i.e. on every usual platform.
+        processes exchange arrays through shared host memory, so it is
+        available wherever the :mod:`multiprocessing` module can start
+        processes (``'fork'``, ``'spawn'`` or ``'forkserver'``), i.e. on
+        every usual platform; GPU devices need ``chainer-cuda`` besides.
 
         Returns:
             bool: ``True`` if worker processes can be started.
@@ -271,7 +278,7 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
         if n_workers == 0:
             return
         size = max(_multiprocess_worker.block_size(self._layout), 1)
-        ctx = _context()
+        ctx = _context(self._devices)
         method = ctx.get_start_method()
         self._param_block = ctx.RawArray(ctypes.c_uint8, size)
         self._param_views = _multiprocess_worker.bind_views(
@@ -295,7 +302,8 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
                         master,
                         self._mpu_iterators[i],
                         self.converter,
-                        self._devices[i],
+                        # By name: a spawned worker makes its own device.
+                        self._devices[i].name,
                         self._layout,
                         self._param_block,
                         grad_block,
@@ -333,7 +341,7 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
         if not self._pipes:
             return
         for param, view in self._param_views:
-            numpy.copyto(view, param.array)
+            _multiprocess_worker.to_host(view, param.array)
         for i, conn in enumerate(self._pipes, 1):
             self._send(i, conn, ("step",))
 
@@ -360,10 +368,11 @@ class MultiprocessParallelUpdater(standard_updater.StandardUpdater):
             acc = param.grad
             if acc is not None and main_size != total:
                 acc *= main_size / total
+            device = param.device
             for j, (_, size, has_grad) in enumerate(results):
                 if not has_grad[k]:
                     continue
-                contribution = self._grad_views[j][k] * (size / total)
+                contribution = device.send(self._grad_views[j][k]) * (size / total)
                 if acc is None:
                     acc = contribution.astype(param.dtype, copy=False)
                 else:
@@ -434,9 +443,16 @@ def _stop_workers(workers, pipes):
 
 
 # -- helpers ----------------------------------------------------------------
-def _context():
+def _context(devices):
     method = multiprocessing.get_start_method(allow_none=True)
-    if (
+    on_gpu = any(d.xp is not numpy for d in devices)
+    if on_gpu:
+        # A forked child cannot use its parent's CUDA context. (The default
+        # context may have been fixed to 'fork' by any earlier use of
+        # multiprocessing, so 'fork' cannot be told from a user's choice.)
+        if method != "forkserver":
+            method = "spawn"
+    elif (
         method is None
         and sys.platform.startswith("linux")
         and "fork" in multiprocessing.get_all_start_methods()
@@ -502,28 +518,19 @@ def _as_device_list(devices):
         )
     if not specs:
         raise ValueError("`devices` is empty: give one device per iterator")
-    return [_cpu_device(spec) for spec in specs]
+    return [_updater_device(spec) for spec in specs]
 
 
-def _cpu_device(spec):
+def _updater_device(spec):
     if spec is None:
         raise ValueError("a device of MultiprocessParallelUpdater is None")
-    is_gpu_id = (
-        isinstance(spec, (int, numpy.integer))
-        and not isinstance(spec, bool)
-        and spec >= 0
-    )
-    is_gpu_name = isinstance(spec, str) and spec.startswith("@cupy")
-    device = None
-    if not (is_gpu_id or is_gpu_name):
-        device = backend.get_device(spec)
-    if device is None or device.xp is not numpy:
+    # A GPU without chainer-cuda (or CuPy, or a driver) raises here, saying
+    # what is missing.
+    device = backend.get_device(spec)
+    if device.xp is not numpy and not device.name.startswith("@cupy"):
         raise RuntimeError(
-            f"MultiprocessParallelUpdater cannot use device {spec!r}: training "
-            "on GPUs with several processes needs NCCL all-reduce, which comes "
-            "with the chainer-cuda distribution (not available yet). Use CPU "
-            "devices ('@numpy' once per process), or ParallelUpdater for "
-            "several GPUs in one process"
+            f"MultiprocessParallelUpdater cannot use device {spec!r} "
+            f"({device}): it runs on CPU ('@numpy') and CUDA ('@cupy:N') devices"
         )
     return device
 
