@@ -14,7 +14,9 @@ Workloads (first argument):
 
 Options: ``--steps``/``--warmup``, ``--optimizer sgd|adam`` (SGD lr 0.01 by
 default), ``--clock cpu`` (process CPU time, steadier than wall time on a
-shared machine) and ``--no-bn``. Prints one JSON line: ms per step (median
+shared machine), ``--no-bn`` and ``--device`` (``@cupy:0`` runs on a GPU;
+each phase then ends with a synchronization, so the parts add up to the
+step). Prints one JSON line: ms per step (median
 after warm-up) and its forward / backward / update parts. Example, from the
 repository root with OMP/OPENBLAS/MKL_NUM_THREADS set:
 ``.bench/chainer7/bin/python benchmarks/workloads/convnet_step.py vgg``.
@@ -170,29 +172,41 @@ def phase_summaries(samples):
 
 
 def bench_framework(
-    arch, optimizer_name, steps, warmup, clock=time.perf_counter, use_bn=True
+    arch,
+    optimizer_name,
+    steps,
+    warmup,
+    clock=time.perf_counter,
+    use_bn=True,
+    device="@numpy",
 ):
     import chainer
     import chainer.functions as F
 
+    device = chainer.get_device(device)
     model = build_model(arch, make_weights(arch), use_bn)
+    model.to_device(device)
+    sync = _synchronizer(device)
     if optimizer_name == "adam":
         optimizer = chainer.optimizers.Adam()
     else:
         optimizer = chainer.optimizers.SGD(lr=0.01)
     optimizer.setup(model)
-    batches = make_batches(arch)
+    batches = [(device.send(x), device.send(t)) for x, t in make_batches(arch)]
     losses = []
 
     def step():
         x, t = batches[len(losses) % N_BATCHES]
         t0 = clock()
         loss = F.softmax_cross_entropy(model(x), t)
+        sync()
         t1 = clock()
         model.cleargrads()
         loss.backward()
+        sync()
         t2 = clock()
         optimizer.update()
+        sync()
         t3 = clock()
         losses.append(float(loss.array))
         return t1 - t0, t2 - t1, t3 - t2
@@ -204,6 +218,15 @@ def bench_framework(
         "steps": len(losses),
     }
     return results
+
+
+def _synchronizer(device):
+    # Waits for the GPU's queued work (a no-op on the CPU).
+    if device.xp is numpy:
+        return lambda: None
+    import cupy
+
+    return cupy.cuda.get_current_stream().synchronize
 
 
 def parse_args(argv, description):
@@ -224,6 +247,11 @@ def parse_args(argv, description):
         action="store_true",
         help="leave out batch normalization (conv layers keep their bias)",
     )
+    parser.add_argument(
+        "--device",
+        default="@numpy",
+        help="@numpy, or @cupy:N for GPU N (PyTorch: cuda:N)",
+    )
     args = parser.parse_args(argv)
     args.clock_fn = time.perf_counter if args.clock == "wall" else time.process_time
     if args.steps <= 0 or args.warmup < 1:
@@ -233,9 +261,17 @@ def parse_args(argv, description):
 
 def main(argv=None):
     args = parse_args(argv, __doc__.splitlines()[0])
-    results = {"batch": BATCH, "optimizer": args.optimizer}
+    results = {"batch": BATCH, "optimizer": args.optimizer, "device": args.device}
     results.update(
-        bench_framework(args.workload, args.optimizer, args.steps, args.warmup)
+        bench_framework(
+            args.workload,
+            args.optimizer,
+            args.steps,
+            args.warmup,
+            args.clock_fn,
+            not args.no_bn,
+            args.device,
+        )
     )
     _timing.emit("convnet_step_" + args.workload, results)
 

@@ -1,4 +1,4 @@
-"""PyTorch CPU version of ``convnet_step.py``: same weights, data, loss and optimizer.
+"""PyTorch version of ``convnet_step.py``: same weights, data, loss and optimizer.
 
 Runs in the PyTorch virtualenv (``.bench/torch``); reports the same keys as
 ``convnet_step.py``. Batch normalization uses Chainer's defaults (eps 2e-5,
@@ -15,7 +15,7 @@ import _timing
 import convnet_step
 
 
-def build(arch, use_bn=True):
+def build(arch, use_bn=True, device="cpu"):
     import torch
 
     specs = [
@@ -27,25 +27,25 @@ def build(arch, use_bn=True):
     layers = []
     for spec in specs:
         if spec[0] == "conv":
-            W = torch.tensor(next(it), requires_grad=True)
+            W = torch.tensor(next(it), device=device, requires_grad=True)
             out_c = spec[1]
             layer = {"kind": "conv", "W": W, "pad": spec[3], "bn": spec[4]}
             params.append(W)
             if spec[4]:
-                layer["gamma"] = torch.ones(out_c, requires_grad=True)
-                layer["beta"] = torch.zeros(out_c, requires_grad=True)
-                layer["mean"] = torch.zeros(out_c)
-                layer["var"] = torch.ones(out_c)
+                layer["gamma"] = torch.ones(out_c, device=device, requires_grad=True)
+                layer["beta"] = torch.zeros(out_c, device=device, requires_grad=True)
+                layer["mean"] = torch.zeros(out_c, device=device)
+                layer["var"] = torch.ones(out_c, device=device)
                 params += [layer["gamma"], layer["beta"]]
             else:
-                layer["b"] = torch.zeros(out_c, requires_grad=True)
+                layer["b"] = torch.zeros(out_c, device=device, requires_grad=True)
                 params.append(layer["b"])
             layers.append(layer)
         elif spec[0] == "pool":
             layers.append({"kind": "pool"})
         else:
-            W = torch.tensor(next(it), requires_grad=True)
-            b = torch.zeros(W.shape[0], requires_grad=True)
+            W = torch.tensor(next(it), device=device, requires_grad=True)
+            b = torch.zeros(W.shape[0], device=device, requires_grad=True)
             params += [W, b]
             layers.append({"kind": "linear", "W": W, "b": b, "relu": spec[2]})
     return layers, params
@@ -75,18 +75,28 @@ def forward(layers, x):
 
 
 def bench_torch(
-    arch, optimizer_name, steps, warmup, threads, clock=time.perf_counter, use_bn=True
+    arch,
+    optimizer_name,
+    steps,
+    warmup,
+    threads,
+    clock=time.perf_counter,
+    use_bn=True,
+    device="@numpy",
 ):
     import torch
 
     torch.set_num_threads(threads)
-    layers, params = build(arch, use_bn)
+    # Chainer's device names: @numpy is the CPU, @cupy:N the GPU N.
+    device = "cpu" if device == "@numpy" else "cuda:" + device.rpartition(":")[2]
+    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
+    layers, params = build(arch, use_bn, device)
     if optimizer_name == "adam":
         optimizer = torch.optim.Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
     else:
         optimizer = torch.optim.SGD(params, lr=0.01)
     batches = [
-        (torch.from_numpy(x), torch.from_numpy(t).long())
+        (torch.from_numpy(x).to(device), torch.from_numpy(t).long().to(device))
         for x, t in convnet_step.make_batches(arch)
     ]
     losses = []
@@ -95,11 +105,14 @@ def bench_torch(
         x, t = batches[len(losses) % convnet_step.N_BATCHES]
         t0 = clock()
         loss = torch.nn.functional.cross_entropy(forward(layers, x), t)
+        sync()
         t1 = clock()
         optimizer.zero_grad()
         loss.backward()
+        sync()
         t2 = clock()
         optimizer.step()
+        sync()
         t3 = clock()
         losses.append(float(loss.item()))
         return t1 - t0, t2 - t1, t3 - t2
@@ -123,6 +136,7 @@ def main(argv=None):
         "clock": args.clock,
         "threads": threads,
         "bn": not args.no_bn,
+        "device": args.device,
     }
     results.update(
         bench_torch(
@@ -133,6 +147,7 @@ def main(argv=None):
             threads,
             args.clock_fn,
             not args.no_bn,
+            args.device,
         )
     )
     _timing.emit("convnet_step_" + args.workload, results)
