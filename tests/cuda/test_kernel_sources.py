@@ -216,7 +216,7 @@ def test_every_kernel_is_listed():
         if isinstance(value, sources.KernelSource)
     }
     assert module_sources == listed
-    assert len(listed) == 30
+    assert len(listed) == 39
     reductions = {
         value
         for value in vars(sources).values()

@@ -22,10 +22,15 @@ from chainer import optimizers
 from chainer import plugins
 from chainer.backends import cuda
 from chainer.functions.activation import clipped_relu
+from chainer.functions.activation import elu
+from chainer.functions.activation import hard_sigmoid
 from chainer.functions.activation import leaky_relu
 from chainer.functions.activation import lstm
+from chainer.functions.activation import prelu
 from chainer.functions.activation import relu
 from chainer.functions.activation import sigmoid
+from chainer.functions.activation import softplus
+from chainer.functions.activation import swish
 from chainer.functions.activation import tanh
 from chainer.functions.connection import convolution_2d
 from chainer.functions.connection import convolution_nd
@@ -86,7 +91,7 @@ def test_kernels_are_registered(gpu):
 
     assert plugins.get_kernel(relu.ReLU, "cupy") is activation.relu
     assert plugins.get_kernel(optimizers.adam.AdamRule, "cupy") is opt_kernels.adam
-    assert len([k for k in plugins.names("kernels") if k[1] == "cupy"]) == 34
+    assert len([k for k in plugins.names("kernels") if k[1] == "cupy"]) == 43
 
 
 # ---------------------------------------------------------------------------
@@ -120,6 +125,27 @@ _ACTIVATIONS = [
         leaky_relu.LeakyReLU,
         lambda x: F.leaky_relu(x, -0.3),
         lambda: leaky_relu.LeakyReLU(-0.3),
+    ),
+    ("elu", elu.ELU, F.elu, elu.ELU),
+    ("elu_alpha", elu.ELU, lambda x: F.elu(x, 0.3), lambda: elu.ELU(0.3)),
+    ("softplus", softplus.Softplus, F.softplus, softplus.Softplus),
+    (
+        "softplus_beta",
+        softplus.Softplus,
+        lambda x: F.softplus(x, 3.0),
+        lambda: softplus.Softplus(3.0),
+    ),
+    (
+        "softplus_small_beta",
+        softplus.Softplus,
+        lambda x: F.softplus(x, 0.1),
+        lambda: softplus.Softplus(0.1),
+    ),
+    (
+        "hard_sigmoid",
+        hard_sigmoid.HardSigmoid,
+        F.hard_sigmoid,
+        hard_sigmoid.HardSigmoid,
     ),
 ]
 
@@ -196,6 +222,110 @@ def test_relu_keeps_nan_like_maximum(gpu):
     x = gpu.asarray(numpy.array([numpy.nan, -1.0, 2.0], numpy.float32))
     (y,) = plugins.get_kernel(relu.ReLU, "cupy")(relu.ReLU(), (x,))
     numpy.testing.assert_array_equal(cuda.to_cpu(y), [numpy.nan, 0.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    ("cls", "x"),
+    [
+        (elu.ELU, [numpy.nan, -numpy.inf, -1.0, 0.0, 2.0]),
+        (
+            softplus.Softplus,
+            [numpy.nan, -numpy.inf, -200.0, 0.0, 200.0, numpy.inf],
+        ),
+        (hard_sigmoid.HardSigmoid, [numpy.nan, -9.0, -2.5, 0.0, 2.5, 9.0]),
+    ],
+)
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_activation_kernels_on_special_values(gpu, cls, x, dtype):
+    # NaN propagates and the extremes neither overflow nor differ from forward.
+    x = gpu.asarray(numpy.array(x, dtype))
+    (y_k,) = plugins.get_kernel(cls, "cupy")(cls(), (x,))
+    (y_f,) = cls().forward((x,))
+    numpy.testing.assert_allclose(
+        cuda.to_cpu(y_k).astype(numpy.float64),
+        cuda.to_cpu(y_f).astype(numpy.float64),
+        **_TOL[dtype],
+    )
+
+
+# Activations with a parameter broadcast after the batch axis: (name, class,
+# function, x shape, parameter shape).
+_PARAM_ACTIVATIONS = [
+    ("swish", swish.Swish, F.swish, (3, 4, 2), (4,)),
+    ("swish_2d_beta", swish.Swish, F.swish, (3, 4, 2), (4, 2)),
+    ("swish_scalar_beta", swish.Swish, F.swish, (3, 4), ()),
+    ("prelu", prelu.PReLUFunction, F.prelu, (3, 4, 2), (4,)),
+    ("prelu_2d_W", prelu.PReLUFunction, F.prelu, (3, 4, 2), (4, 2)),
+    ("prelu_scalar_W", prelu.PReLUFunction, F.prelu, (3, 4), ()),
+]
+_PARAM_IDS = [a[0] for a in _PARAM_ACTIVATIONS]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    ("name", "cls", "func", "x_shape", "p_shape"), _PARAM_ACTIVATIONS, ids=_PARAM_IDS
+)
+def test_param_activation_kernel_matches_forward(
+    gpu, name, cls, func, x_shape, p_shape, dtype
+):
+    x = gpu.asarray(_input(x_shape, dtype))
+    p = gpu.asarray(_input(p_shape, dtype, seed=4))
+    node_k, node_f = cls(), cls()
+    out_k = plugins.get_kernel(cls, "cupy")(node_k, (x, p))
+    out_f = node_f.forward((x, p))
+    assert type(out_k) is tuple
+    assert len(out_k) == len(out_f) == 1
+    assert isinstance(out_k[0], gpu.ndarray)
+    assert out_k[0].dtype == out_f[0].dtype
+    assert out_k[0].shape == out_f[0].shape == x_shape
+    _close(out_k[0], out_f[0], dtype)
+    assert node_k._input_indexes_to_retain == node_f._input_indexes_to_retain
+    assert node_k._output_indexes_to_retain == node_f._output_indexes_to_retain
+
+
+def _param_first_and_second_order(func, arrays, device):
+    x_np, p_np, gy_np, ggx_np, ggp_np = arrays
+    x = chainer.Variable(device.send(x_np))
+    p = chainer.Variable(device.send(p_np))
+    y = func(x, p)
+    gx, gp = chainer.grad(
+        [y], [x, p], grad_outputs=[device.send(gy_np)], enable_double_backprop=True
+    )
+    second = chainer.grad(
+        [gx, gp],
+        [x, p],
+        grad_outputs=[device.send(ggx_np), device.send(ggp_np)],
+    )
+    return [y.array, gx.array, gp.array] + [
+        None if g is None else g.array for g in second
+    ]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    ("name", "cls", "func", "x_shape", "p_shape"), _PARAM_ACTIVATIONS, ids=_PARAM_IDS
+)
+def test_param_activation_graph_on_gpu_matches_cpu(
+    dev, count_kernel, name, cls, func, x_shape, p_shape, dtype
+):
+    calls = count_kernel(cls)
+    arrays = (
+        _input(x_shape, dtype, seed=1),
+        _input(p_shape, dtype, seed=2),
+        _input(x_shape, dtype, seed=3),
+        _input(x_shape, dtype, seed=4),
+        _input(p_shape, dtype, seed=5),
+    )
+    cpu = _param_first_and_second_order(func, arrays, chainer.get_device("@numpy"))
+    assert calls == []
+    gpu_result = _param_first_and_second_order(func, arrays, dev)
+    assert len(calls) == 1
+    for a, b in zip(gpu_result, cpu, strict=True):
+        if b is None:
+            assert a is None
+        else:
+            # The parameter's gradients sum over the batch: float16 rounds more.
+            _close(a, b, dtype, scale=4.0)
 
 
 def test_kernels_accept_non_contiguous_input(dev, count_kernel):
@@ -305,6 +435,24 @@ _OPTIMIZERS = [
     ("rmsprop_eps_inside", lambda: optimizers.RMSprop(lr=0.01, eps_inside_sqrt=True)),
     ("ada_grad", lambda: optimizers.AdaGrad(lr=0.01)),
     ("ada_delta", lambda: optimizers.AdaDelta()),
+    (
+        "corrected_momentum_sgd",
+        lambda: optimizers.CorrectedMomentumSGD(lr=0.1, momentum=0.8),
+    ),
+    ("rmsprop_graves", lambda: optimizers.RMSpropGraves(lr=0.01)),
+    (
+        "rmsprop_graves_options",
+        lambda: optimizers.RMSpropGraves(lr=0.05, alpha=0.5, momentum=0.3, eps=1e-2),
+    ),
+    ("smorms3", lambda: optimizers.SMORMS3(lr=0.01)),
+    ("smorms3_large_lr", lambda: optimizers.SMORMS3(lr=0.5, eps=1e-3)),
+    # Four steps: the first is undamped (rho_1 = 1), the others damped.
+    ("msvag", lambda: optimizers.MSVAG(lr=0.1)),
+    (
+        "msvag_decay_eta",
+        lambda: optimizers.MSVAG(lr=0.1, beta=0.5, eta=0.5, weight_decay_rate=0.1),
+    ),
+    ("msvag_beta_zero", lambda: optimizers.MSVAG(lr=0.1, beta=0.0)),
 ]
 
 
@@ -357,18 +505,39 @@ def test_update_rule_kernel_matches_cpu(dev, count_kernel, name, make, dtype):
         lambda: optimizers.MomentumSGD(lr=0.1),
         lambda: optimizers.Adam(eps=1e-3),
         lambda: optimizers.AdaGrad(lr=0.01, eps=1e-3),
+        lambda: optimizers.CorrectedMomentumSGD(lr=0.1),
+        lambda: optimizers.RMSpropGraves(lr=0.01, eps=1e-2),
+        lambda: optimizers.SMORMS3(lr=0.01, eps=1e-3),
+        lambda: optimizers.MSVAG(lr=0.1),
+        lambda: optimizers.MSVAG(lr=0.1, eta=0.5, weight_decay_rate=0.1),
     ],
 )
-def test_update_rule_kernel_float16(dev, make):
-    cpu_params, _ = _run_steps(make, chainer.get_device("@numpy"), numpy.float16)
-    gpu_params, _ = _run_steps(make, dev, numpy.float16)
+def test_update_rule_kernel_float16(dev, count_kernel, make):
+    calls = count_kernel(type(make().create_update_rule()))
+    cpu_params, cpu_states = _run_steps(
+        make, chainer.get_device("@numpy"), numpy.float16
+    )
+    gpu_params, gpu_states = _run_steps(make, dev, numpy.float16)
+    assert len(calls) == 8
     for key, expected in cpu_params.items():
+        assert gpu_params[key].dtype == numpy.float16
         _close(gpu_params[key], expected, numpy.float16, scale=2.0)
+    for key, expected in cpu_states.items():
+        assert gpu_states[key].dtype == numpy.float16
+        _close(gpu_states[key], expected, numpy.float16, scale=2.0)
 
 
-def test_update_rule_kernel_checks_eps(dev):
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: optimizers.Adam(),
+        lambda: optimizers.RMSpropGraves(eps=1e-8),
+        lambda: optimizers.SMORMS3(),
+    ],
+)
+def test_update_rule_kernel_checks_eps(dev, make):
     with pytest.raises(ValueError, match="too small"):
-        _run_steps(lambda: optimizers.Adam(), dev, numpy.float16, steps=1)
+        _run_steps(make, dev, numpy.float16, steps=1)
 
 
 def test_update_rule_without_grad_is_left_alone(dev):

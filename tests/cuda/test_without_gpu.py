@@ -154,10 +154,10 @@ def test_plugin_is_listed():
     (info,) = [p for p in plugins.list_plugins() if p.name == "cuda"]
     assert info.registered["backends"] == ("cupy",)
     assert info.hooks == ("register_backends", "register_kernels")
-    # Fused kernels: 6 activation nodes, LSTM and LSTMGrad, 4 softmax-family
-    # and 3 batch normalization nodes, 5 convolution and 7 pooling nodes, 7
+    # Fused kernels: 11 activation nodes, LSTM and LSTMGrad, 4 softmax-family
+    # and 3 batch normalization nodes, 5 convolution and 7 pooling nodes, 11
     # update rules.
-    assert len(info.registered["kernels"]) == 34
+    assert len(info.registered["kernels"]) == 43
     assert all(backend_name == "cupy" for _, backend_name in info.registered["kernels"])
 
 
@@ -171,7 +171,7 @@ def test_kernel_table_names_existing_classes_and_kernels():
     from chainer_cuda import _plugin
 
     table = _plugin.register_kernels()
-    assert len(table) == 34
+    assert len(table) == 43
     for (node_ref, backend_name), kernel_ref in table.items():
         assert backend_name == "cupy"
         module_name, _, class_name = node_ref.partition(":")

@@ -97,3 +97,31 @@ def get_cupy():
     """
     check_available()
     return _probe()[0]
+
+
+def get_nccl():
+    """Returns CuPy's NCCL bindings (``cupy.cuda.nccl``) once CUDA is usable.
+
+    chainer-mn's GPU communicators reach NCCL through this function.
+
+    Returns:
+        module: ``cupy.cuda.nccl``.
+
+    Raises:
+        RuntimeError: CUDA is not available (see :func:`check_available`),
+            or this CuPy cannot use NCCL.
+    """
+    get_cupy()
+    try:
+        nccl = importlib.import_module("cupy.cuda.nccl")
+    except ImportError as exc:
+        raise RuntimeError(
+            f"CuPy cannot use NCCL ({exc}); install NCCL for your CUDA version "
+            "(e.g. pip install nvidia-nccl-cu12)"
+        ) from exc
+    if not getattr(nccl, "available", True):
+        raise RuntimeError(
+            "CuPy reports that NCCL is not available; install NCCL for your "
+            "CUDA version (e.g. pip install nvidia-nccl-cu12)"
+        )
+    return nccl

@@ -41,6 +41,11 @@ _KERNEL_TABLE = (
     (f"{_ACTIVATION}.tanh:Tanh", f"{_KERNELS}.activation:tanh"),
     (f"{_ACTIVATION}.clipped_relu:ClippedReLU", f"{_KERNELS}.activation:clipped_relu"),
     (f"{_ACTIVATION}.leaky_relu:LeakyReLU", f"{_KERNELS}.activation:leaky_relu"),
+    (f"{_ACTIVATION}.elu:ELU", f"{_KERNELS}.activation:elu"),
+    (f"{_ACTIVATION}.softplus:Softplus", f"{_KERNELS}.activation:softplus"),
+    (f"{_ACTIVATION}.hard_sigmoid:HardSigmoid", f"{_KERNELS}.activation:hard_sigmoid"),
+    (f"{_ACTIVATION}.swish:Swish", f"{_KERNELS}.activation:swish"),
+    (f"{_ACTIVATION}.prelu:PReLUFunction", f"{_KERNELS}.activation:prelu"),
     (f"{_ACTIVATION}.lstm:LSTM", f"{_KERNELS}.lstm:lstm_forward"),
     (f"{_ACTIVATION}.lstm:LSTMGrad", f"{_KERNELS}.lstm:lstm_backward"),
     (f"{_ACTIVATION}.softmax:Softmax", f"{_KERNELS}.softmax:softmax"),
@@ -108,6 +113,16 @@ _KERNEL_TABLE = (
     (f"{_OPTIMIZERS}.rmsprop:RMSpropRule", f"{_KERNELS}.optimizers:rmsprop"),
     (f"{_OPTIMIZERS}.ada_grad:AdaGradRule", f"{_KERNELS}.optimizers:ada_grad"),
     (f"{_OPTIMIZERS}.ada_delta:AdaDeltaRule", f"{_KERNELS}.optimizers:ada_delta"),
+    (
+        f"{_OPTIMIZERS}.corrected_momentum_sgd:CorrectedMomentumSGDRule",
+        f"{_KERNELS}.optimizers:corrected_momentum_sgd",
+    ),
+    (
+        f"{_OPTIMIZERS}.rmsprop_graves:RMSpropGravesRule",
+        f"{_KERNELS}.optimizers:rmsprop_graves",
+    ),
+    (f"{_OPTIMIZERS}.smorms3:SMORMS3Rule", f"{_KERNELS}.optimizers:smorms3"),
+    (f"{_OPTIMIZERS}.msvag:MSVAGRule", f"{_KERNELS}.optimizers:msvag"),
 )
 
 

@@ -109,3 +109,88 @@ def leaky_relu(node, inputs):
     else:
         node.retain_inputs(_FIRST)
     return (y,)
+
+
+def elu(node, inputs):
+    """Forward of ``ELU``; retains the input and the output.
+
+    Args:
+        node (~chainer.FunctionNode): The ELU node (holds ``alpha``).
+        inputs (tuple): ``(x,)``.
+
+    Returns:
+        tuple: ``(y,)``.
+    """
+    (x,) = inputs
+    y = _compiled.get(sources.ELU)(x, x.dtype.type(node.alpha))
+    node.retain_inputs(_FIRST)
+    node.retain_outputs(_FIRST)
+    return (y,)
+
+
+def softplus(node, inputs):
+    """Forward of ``Softplus``; retains the input.
+
+    Args:
+        node (~chainer.FunctionNode): The Softplus node (holds ``beta``).
+        inputs (tuple): ``(x,)``.
+
+    Returns:
+        tuple: ``(y,)``.
+    """
+    (x,) = inputs
+    dtype = x.dtype.type
+    y = _compiled.get(sources.SOFTPLUS)(x, dtype(node.beta), dtype(1.0 / node.beta))
+    node.retain_inputs(_FIRST)
+    return (y,)
+
+
+def hard_sigmoid(node, inputs):
+    """Forward of ``HardSigmoid``: ``clip(0.2 x + 0.5, 0, 1)``; retains the input.
+
+    Args:
+        node (~chainer.FunctionNode): The HardSigmoid node.
+        inputs (tuple): ``(x,)``.
+
+    Returns:
+        tuple: ``(y,)``.
+    """
+    (x,) = inputs
+    dtype = x.dtype.type
+    node.retain_inputs(_FIRST)
+    return (_compiled.get(sources.HARD_SIGMOID)(x, dtype(0.2), dtype(0.5)),)
+
+
+def _broadcast_param(x, param):
+    # A parameter's axes sit right after the batch axis; the others broadcast.
+    return param.reshape((1, *param.shape) + (1,) * (x.ndim - 1 - param.ndim))
+
+
+def swish(node, inputs):
+    """Forward of ``Swish``: ``x * sigmoid(beta x)``; retains both inputs.
+
+    Args:
+        node (~chainer.FunctionNode): The Swish node.
+        inputs (tuple): ``(x, beta)``.
+
+    Returns:
+        tuple: ``(y,)``.
+    """
+    x, beta = inputs
+    node.retain_inputs((0, 1))
+    return (_compiled.get(sources.SWISH)(x, _broadcast_param(x, beta)),)
+
+
+def prelu(node, inputs):
+    """Forward of ``PReLUFunction``; retains both inputs.
+
+    Args:
+        node (~chainer.FunctionNode): The PReLU node.
+        inputs (tuple): ``(x, W)``.
+
+    Returns:
+        tuple: ``(y,)``.
+    """
+    x, W = inputs
+    node.retain_inputs((0, 1))
+    return (_compiled.get(sources.PRELU)(x, _broadcast_param(x, W)),)

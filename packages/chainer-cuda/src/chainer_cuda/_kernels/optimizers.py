@@ -10,9 +10,11 @@ for a parameter that has a gradient.
 from __future__ import annotations
 
 import cupy
+import numpy
 
 from chainer.optimizers import _util
 from chainer.optimizers import adam as adam_module
+from chainer.optimizers import msvag as msvag_module
 from chainer_cuda._kernels import _compiled
 from chainer_cuda._kernels import sources
 
@@ -166,4 +168,102 @@ def ada_delta(rule, param):
         param.array,
         state["msg"],
         state["msdx"],
+    )
+
+
+def corrected_momentum_sgd(rule, param):
+    """One ``CorrectedMomentumSGDRule`` step: ``v = mu v - g; w += lr v``.
+
+    Args:
+        rule (~chainer.optimizers.corrected_momentum_sgd.CorrectedMomentumSGDRule):
+            The update rule.
+        param (~chainer.Variable): Parameter on a CUDA device.
+    """
+    grad = param.grad
+    hp = rule.hyperparam
+    _compiled.get(sources.CORRECTED_MOMENTUM_SGD)(
+        grad, float(hp.lr), float(hp.momentum), param.array, rule.state["v"]
+    )
+
+
+def rmsprop_graves(rule, param):
+    """One ``RMSpropGravesRule`` step.
+
+    Args:
+        rule (~chainer.optimizers.rmsprop_graves.RMSpropGravesRule): The update
+            rule.
+        param (~chainer.Variable): Parameter on a CUDA device.
+    """
+    grad = param.grad
+    hp = rule.hyperparam
+    alpha, eps = hp.alpha, hp.eps
+    _util.check_eps("RMSpropGraves", eps, grad.dtype)
+    state = rule.state
+    _compiled.get(sources.RMSPROP_GRAVES)(
+        grad,
+        float(hp.lr),
+        float(alpha),
+        1.0 - alpha,
+        float(hp.momentum),
+        float(eps),
+        param.array,
+        state["n"],
+        state["g"],
+        state["delta"],
+    )
+
+
+def smorms3(rule, param):
+    """One ``SMORMS3Rule`` step.
+
+    Args:
+        rule (~chainer.optimizers.smorms3.SMORMS3Rule): The update rule.
+        param (~chainer.Variable): Parameter on a CUDA device.
+    """
+    grad = param.grad
+    hp = rule.hyperparam
+    eps = hp.eps
+    _util.check_eps("SMORMS3", eps, grad.dtype)
+    state = rule.state
+    _compiled.get(sources.SMORMS3)(
+        grad,
+        float(hp.lr),
+        float(eps),
+        param.array,
+        state["mem"],
+        state["g"],
+        state["g2"],
+    )
+
+
+def msvag(rule, param):
+    """One ``MSVAGRule`` step, with weight decay.
+
+    Args:
+        rule (~chainer.optimizers.msvag.MSVAGRule): The update rule.
+        param (~chainer.Variable): Parameter on a CUDA device.
+    """
+    grad = param.grad
+    hp = rule.hyperparam
+    beta, eta = hp.beta, hp.eta
+    inv_bias = 1.0 / (1.0 - beta**rule.t)
+    rho = msvag_module._rho(beta, rule.t)
+    # The CPU path's threshold: rho_t close to 1 leaves the step undamped.
+    damp = rho < 1.0 - 1e-7
+    rho_ratio = rho / (1.0 - rho) if damp else 0.0
+    weight_decay_rate = hp.weight_decay_rate
+    decay = 1.0 - eta * weight_decay_rate if weight_decay_rate != 0 else 1.0
+    state = rule.state
+    _compiled.get(sources.MSVAG)(
+        grad,
+        1.0 - beta,
+        float(inv_bias),
+        float(rho_ratio),
+        float(numpy.finfo(grad.dtype).tiny),
+        float(eta * hp.lr),
+        float(decay),
+        1 if damp else 0,
+        param.array,
+        state["m"],
+        state["v"],
     )

@@ -100,6 +100,73 @@ LEAKY_RELU = KernelSource(
     scalars=("slope",),
 )
 
+# ``x > 0 ? 0 : x`` and ``y < 0 ? 0 : y`` below are minimum(x, 0) and
+# maximum(y, 0) that let NaN through, as the ufuncs do.
+ELU = KernelSource(
+    "chainer_cuda_elu",
+    "T x, T alpha",
+    "T y",
+    _C
+    + """
+const T zero = (T)0.0f;
+const T neg = (T)((T)expm1((C)(x > zero ? zero : x)) * alpha);
+y = x >= zero ? x : neg;
+""",
+    scalars=("alpha",),
+)
+
+# Rounded to T after each step, as the array-module path; ``inv_beta`` is
+# 1 / beta rounded once.
+SOFTPLUS = KernelSource(
+    "chainer_cuda_softplus",
+    "T x, T beta, T inv_beta",
+    "T y",
+    _C
+    + """
+const T zero = (T)0.0f;
+const T bx = (T)(x * beta);
+const T e = (T)exp(-fabs((C)bx));
+const T soft = (T)log1p((C)e);
+y = (T)((T)(soft + (bx < zero ? zero : bx)) * inv_beta);
+""",
+    scalars=("beta", "inv_beta"),
+)
+
+HARD_SIGMOID = KernelSource(
+    "chainer_cuda_hard_sigmoid",
+    "T x, T slope, T offset",
+    "T y",
+    """
+const T z = (T)((T)(x * slope) + offset);
+y = z < (T)0.0f ? (T)0.0f : (z > (T)1.0f ? (T)1.0f : z);
+""",
+    scalars=("slope", "offset"),
+)
+
+# ``beta`` arrives reshaped to broadcast against ``x``.
+SWISH = KernelSource(
+    "chainer_cuda_swish",
+    "T x, T beta",
+    "T y",
+    _C
+    + """
+const T half = (T)0.5f;
+const T bx = (T)(x * beta);
+// sigmoid(t) = (tanh(t / 2) + 1) / 2 never overflows.
+T s = (T)tanh((C)(T)(bx * half));
+s = (T)((T)(s * half) + half);
+y = (T)(x * s);
+""",
+)
+
+# ``W`` arrives reshaped to broadcast against ``x``.
+PRELU = KernelSource(
+    "chainer_cuda_prelu",
+    "T x, T W",
+    "T y",
+    "y = x < (T)0.0f ? (T)(x * W) : x;",
+)
+
 # ---------------------------------------------------------------------------
 # LSTM (gate order a, i, f, o; x interleaved as (B, H, 4, R...))
 # ---------------------------------------------------------------------------
@@ -275,6 +342,71 @@ msg = (T)(msg * rho) + (T)((T)(grad * grad) * one_minus_rho);
 const T dx = (T)((T)sqrt((C)(T)((T)(msdx + eps) / (T)(msg + eps))) * grad);
 msdx = (T)(msdx * rho) + (T)((T)(dx * dx) * one_minus_rho);
 param -= dx;
+""",
+)
+
+CORRECTED_MOMENTUM_SGD = _rule(
+    "chainer_cuda_corrected_momentum_sgd",
+    "T grad, T lr, T momentum",
+    "T param, T v",
+    "v = (T)(v * momentum) - grad;\nparam += (T)(lr * v);",
+)
+
+RMSPROP_GRAVES = _rule(
+    "chainer_cuda_rmsprop_graves",
+    "T grad, T lr, T alpha, T one_minus_alpha, T momentum, T eps",
+    "T param, T n, T g, T delta",
+    _C
+    + """
+n = (T)(n * alpha) + (T)((T)(grad * grad) * one_minus_alpha);
+g = (T)(g * alpha) + (T)(grad * one_minus_alpha);
+const T denom = (T)sqrt((C)(T)((T)(n - (T)(g * g)) + eps));
+delta = (T)(delta * momentum) - (T)((T)(grad / denom) * lr);
+param += delta;
+""",
+)
+
+# ``x > lr ? lr : x`` is minimum(x, lr), NaN passing through.
+SMORMS3 = _rule(
+    "chainer_cuda_smorms3",
+    "T grad, T lr, T eps",
+    "T param, T mem, T g, T g2",
+    _C
+    + """
+const T one = (T)1.0f;
+const T r = (T)((C)1 / (C)(T)(mem + one));
+g += (T)((T)(grad - g) * r);
+g2 += (T)((T)((T)(grad * grad) - g2) * r);
+const T x = (T)((T)(g * g) / (T)(g2 + eps));
+const T step = (T)((T)((x > lr ? lr : x) * grad) / (T)((T)sqrt((C)g2) + eps));
+param -= step;
+mem = (T)(mem * (T)(one - x)) + one;
+""",
+)
+
+# ``damp`` is 0 while rho_t is 1 (gamma = 1); ``rho_ratio`` is
+# rho_t / (1 - rho_t), ``tiny`` the smallest normal T (the divisor's floor),
+# ``scale`` eta * lr and ``decay`` 1 - eta * weight_decay_rate (1 without
+# decay: exact). The comparisons let NaN through, as maximum() does.
+MSVAG = _rule(
+    "chainer_cuda_msvag",
+    "T grad, T one_minus_beta, T inv_bias, T rho_ratio, T tiny, T scale, "
+    "T decay, int32 damp",
+    "T param, T m, T v",
+    """
+m += (T)((T)(grad - m) * one_minus_beta);
+v += (T)((T)((T)(grad * grad) - v) * one_minus_beta);
+T mt = (T)(m * inv_bias);
+if (damp) {
+    const T zero = (T)0.0f;
+    const T mt2 = (T)(mt * mt);
+    T s = (T)((T)(v * inv_bias) - mt2);
+    s = s < zero ? zero : s;
+    s = (T)((T)(s * rho_ratio) + mt2);
+    s = s < tiny ? tiny : s;
+    mt = (T)(mt * (T)(mt2 / s));
+}
+param = (T)(param * decay) - (T)(mt * scale);
 """,
 )
 
@@ -705,6 +837,11 @@ KERNELS: dict[str, KernelSource] = {
         TANH,
         CLIPPED_RELU,
         LEAKY_RELU,
+        ELU,
+        SOFTPLUS,
+        HARD_SIGMOID,
+        SWISH,
+        PRELU,
         LSTM_FORWARD,
         LSTM_BACKWARD,
         SGD,
@@ -715,6 +852,10 @@ KERNELS: dict[str, KernelSource] = {
         RMSPROP,
         ADA_GRAD,
         ADA_DELTA,
+        CORRECTED_MOMENTUM_SGD,
+        RMSPROP_GRAVES,
+        SMORMS3,
+        MSVAG,
         SOFTMAX,
         LOG_SOFTMAX,
         SOFTMAX_CROSS_ENTROPY_2D,
