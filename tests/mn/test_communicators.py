@@ -49,7 +49,7 @@ def test_create_cpu_communicators(name):
 
 
 def test_default_communicator_is_pure_nccl(monkeypatch):
-    monkeypatch.setitem(sys.modules, "cupy", None)
+    monkeypatch.setitem(sys.modules, "chainer_cuda", None)
     with pytest.raises(ImportError, match="'pure_nccl'"):
         chainermn.create_communicator()
 

@@ -114,6 +114,10 @@ class Channel:
         self._use_worker = not blocking and MPI.Query_thread() >= MPI.THREAD_MULTIPLE
         self._worker = None
 
+    def timeout(self):
+        """Returns the current timeout of an operation, in seconds."""
+        return self._get_timeout()
+
     # -- completion ------------------------------------------------------
     def wait(self, requests, op, status=None):
         """Completes ``requests`` (one request or a list) before the deadline.

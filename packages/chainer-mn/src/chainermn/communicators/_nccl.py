@@ -1,11 +1,11 @@
 """CuPy and NCCL for the GPU communicators: loading, and NCCL groups.
 
-CuPy is imported only when a GPU communicator is created. A :class:`NcclGroup`
-is an NCCL communicator over the processes of an MPI channel, on one CUDA
-device; each operation is enqueued on the device's current stream and waited
-for with the communicator's deadline, so that a dead peer gives a
-:class:`chainermn.CommunicationTimeoutError` (and the NCCL communicator is
-aborted) instead of a hang.
+CuPy and NCCL come through chainer-cuda when a GPU communicator is created.
+A :class:`NcclGroup` is an NCCL communicator over the processes of an MPI
+channel, on one CUDA device; each operation is enqueued on the device's
+current stream and waited for with the communicator's deadline, so that a
+dead peer gives a :class:`chainermn.CommunicationTimeoutError` (and the NCCL
+communicator is aborted) instead of a hang.
 """
 
 from __future__ import annotations
@@ -25,45 +25,27 @@ _NAP_SECONDS = 0.0002
 def load_cupy(name):
     """Returns ``(cupy, cupy.cuda.nccl)``, or raises an error naming what is missing.
 
+    CuPy comes through chainer-cuda (the one distribution that imports it).
+
     Args:
         name (str): Name of the communicator asking, for the messages.
     """
+    fallback = "or train on CPUs with create_communicator('flat') or ('naive')"
     try:
-        import cupy
+        import chainer_cuda
     except ImportError as e:
         raise ImportError(
-            f"the {name!r} communicator runs on GPUs through NCCL and needs CuPy "
-            f"with NCCL, but CuPy is not installed ({e}); install chainer-cuda "
-            "with CuPy (pip install 'chainer-cuda[cuda12]'), or train on CPUs "
-            "with create_communicator('flat') or ('naive')."
+            f"the {name!r} communicator runs on GPUs through NCCL and needs "
+            f"chainer-cuda with CuPy and NCCL, but chainer-cuda is not installed "
+            f"({e}); install it with pip install 'chainer-cuda[cuda12]', "
+            f"{fallback}."
         ) from e
     try:
-        from cupy.cuda import nccl
-
-        available = bool(getattr(nccl, "available", True))
-    except ImportError as e:
-        available, reason = False, str(e)
-    else:
-        reason = "CuPy reports that NCCL is not available"
-    if not available:
+        return chainer_cuda.get_cupy(), chainer_cuda.get_nccl()
+    except RuntimeError as e:
         raise RuntimeError(
-            f"the {name!r} communicator needs NCCL, which this CuPy cannot use "
-            f"({reason}); install NCCL for your CUDA version (e.g. "
-            "nvidia-nccl-cu12), or use create_communicator('flat') on CPUs."
-        )
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as e:
-        raise RuntimeError(
-            f"the {name!r} communicator needs a CUDA GPU, but CUDA reports none "
-            f"usable ({e}); use create_communicator('flat') on CPUs."
+            f"the {name!r} communicator runs on GPUs through NCCL: {e}; {fallback}."
         ) from e
-    if count < 1:
-        raise RuntimeError(
-            f"the {name!r} communicator needs a CUDA GPU, but none is visible "
-            "(CUDA_VISIBLE_DEVICES?); use create_communicator('flat') on CPUs."
-        )
-    return cupy, nccl
 
 
 def nccl_dtype(nccl, dtype, op):
@@ -209,7 +191,7 @@ class NcclGroup:
         event = stream.record()
         if event.done:
             return
-        timeout = self._channel_timeout()
+        timeout = self._channel.timeout()
         start = time.monotonic()
         deadline = start + timeout
         spin_until = start + _SPIN_SECONDS
@@ -222,9 +204,6 @@ class NcclGroup:
                 os.sched_yield()
             else:
                 time.sleep(_NAP_SECONDS)
-
-    def _channel_timeout(self):
-        return self._channel._get_timeout()
 
     def abort(self):
         """Aborts the NCCL communicator (its pending operations end)."""
