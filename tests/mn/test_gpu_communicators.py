@@ -156,3 +156,72 @@ def test_pure_nccl_training_on_two_gpus(mpirun):
     mpirun(
         2, "equivalence.py", "pure_nccl", "@cupy:intra", timeout=180, env=AUTOLOAD
     ).assert_all_passed(2)
+
+
+class _Event:
+    def __init__(self, done_after):
+        self._polls = done_after
+
+    @property
+    def done(self):
+        # Done once polled ``done_after`` times (never when None).
+        if self._polls is None:
+            return False
+        self._polls -= 1
+        return self._polls < 0
+
+
+class _Stream:
+    def __init__(self, done_after):
+        self._done_after = done_after
+
+    def record(self):
+        return _Event(self._done_after)
+
+
+class _NcclComm:
+    def __init__(self):
+        self.aborted = False
+
+    def abort(self):
+        self.aborted = True
+
+
+def _group(comm):
+    # An NcclGroup around a stand-in NCCL communicator, over the MPI channel
+    # of a CPU communicator: its deadline logic needs no GPU.
+    from chainermn.communicators import _nccl
+
+    group = object.__new__(_nccl.NcclGroup)
+    group._channel = comm._channel
+    group._comm = _NcclComm()
+    group.rank, group.size, group.device_id = 0, 1, 0
+    return group
+
+
+def test_nccl_wait_returns_once_the_stream_is_done(comm):
+    group = _group(comm)
+    nccl_comm = group._comm
+    group.wait(_Stream(done_after=3), "multi_node_mean_grad")
+    assert not nccl_comm.aborted
+
+
+def test_nccl_wait_times_out_and_aborts_the_nccl_communicator(comm, monkeypatch):
+    from chainermn import _errors
+
+    # The timeout arms an MPI_Abort at exit, which must not end pytest.
+    monkeypatch.setattr(_errors, "abort_job_at_exit", lambda: None)
+    group = _group(comm)
+    nccl_comm = group._comm
+    old = comm.get_config("timeout")
+    comm.set_config("timeout", 0.2)
+    try:
+        with pytest.raises(
+            chainermn.CommunicationTimeoutError, match="multi_node_mean_grad"
+        ) as info:
+            group.wait(_Stream(done_after=None), "multi_node_mean_grad")
+    finally:
+        comm.set_config("timeout", old)
+    assert info.value.timeout == 0.2
+    assert nccl_comm.aborted
+    assert group._comm is None
