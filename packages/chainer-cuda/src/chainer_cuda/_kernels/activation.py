@@ -6,6 +6,8 @@ CuPy arrays and retains the same inputs/outputs.
 
 from __future__ import annotations
 
+from chainer.functions.activation import prelu as prelu_module
+from chainer.functions.activation import swish as swish_module
 from chainer_cuda._kernels import _compiled
 from chainer_cuda._kernels import sources
 
@@ -161,11 +163,6 @@ def hard_sigmoid(node, inputs):
     return (_compiled.get(sources.HARD_SIGMOID)(x, dtype(0.2), dtype(0.5)),)
 
 
-def _broadcast_param(x, param):
-    # A parameter's axes sit right after the batch axis; the others broadcast.
-    return param.reshape((1, *param.shape) + (1,) * (x.ndim - 1 - param.ndim))
-
-
 def swish(node, inputs):
     """Forward of ``Swish``: ``x * sigmoid(beta x)``; retains both inputs.
 
@@ -178,7 +175,8 @@ def swish(node, inputs):
     """
     x, beta = inputs
     node.retain_inputs((0, 1))
-    return (_compiled.get(sources.SWISH)(x, _broadcast_param(x, beta)),)
+    beta = beta.reshape(swish_module._param_shape(x.ndim, beta.shape))
+    return (_compiled.get(sources.SWISH)(x, beta),)
 
 
 def prelu(node, inputs):
@@ -193,4 +191,5 @@ def prelu(node, inputs):
     """
     x, W = inputs
     node.retain_inputs((0, 1))
-    return (_compiled.get(sources.PRELU)(x, _broadcast_param(x, W)),)
+    W = W.reshape(prelu_module._param_shape(x.ndim, W.shape))
+    return (_compiled.get(sources.PRELU)(x, W),)

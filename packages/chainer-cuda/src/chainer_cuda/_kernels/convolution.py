@@ -168,18 +168,7 @@ def deconvolution(node, inputs):
     n, in_channels = x.shape[:2]
     in_size = x.shape[2:]
     ksize = W.shape[2:]
-    geometry = tuple(zip(ksize, node.stride, node.pad, node.dilate, strict=True))
-    out_size = node.outsize or tuple(
-        conv.get_deconv_outsize(size, k, s, p, d=d)
-        for size, (k, s, p, d) in zip(in_size, geometry, strict=True)
-    )
-    # The convolution that maps out_size back to in_size (the backward pass)
-    # needs cover_all where the plain formula falls short.
-    cover_all = tuple(
-        size != conv.get_conv_outsize(out, k, s, p, d=d)
-        for size, out, (k, s, p, d) in zip(in_size, out_size, geometry, strict=True)
-    )
-    node.cover_all = cover_all[0] if len(set(cover_all)) == 1 else cover_all
+    out_size = node._set_output_geometry(in_size, ksize)
     out_channels = W.shape[1] * node.groups
     x2 = x.swapaxes(0, 1).reshape(in_channels, -1)
     col = _grouped_matmul(W.reshape(in_channels, -1), x2, node.groups, transa=True)

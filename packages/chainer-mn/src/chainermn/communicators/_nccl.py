@@ -48,25 +48,28 @@ def load_cupy(name):
         ) from e
 
 
+# NumPy dtype names and the names of NCCL's data type constants.
+_NCCL_TYPES = {
+    "float16": "NCCL_FLOAT16",
+    "float32": "NCCL_FLOAT32",
+    "float64": "NCCL_FLOAT64",
+    "int8": "NCCL_INT8",
+    "uint8": "NCCL_UINT8",
+    "int32": "NCCL_INT32",
+    "uint32": "NCCL_UINT32",
+    "int64": "NCCL_INT64",
+    "uint64": "NCCL_UINT64",
+}
+
+
 def nccl_dtype(nccl, dtype, op):
     """NCCL's data type constant of a NumPy dtype."""
     dtype = numpy.dtype(dtype)
-    table = {
-        "float16": "NCCL_FLOAT16",
-        "float32": "NCCL_FLOAT32",
-        "float64": "NCCL_FLOAT64",
-        "int8": "NCCL_INT8",
-        "uint8": "NCCL_UINT8",
-        "int32": "NCCL_INT32",
-        "uint32": "NCCL_UINT32",
-        "int64": "NCCL_INT64",
-        "uint64": "NCCL_UINT64",
-    }
-    constant = table.get(dtype.name)
+    constant = _NCCL_TYPES.get(dtype.name)
     if constant is None:
         raise TypeError(
             f"{op}: NCCL cannot reduce arrays of dtype {dtype}; use one of "
-            + ", ".join(table)
+            + ", ".join(_NCCL_TYPES)
         )
     return getattr(nccl, constant)
 

@@ -91,10 +91,7 @@ class GpuCommunicatorBase(mpi_communicator_base.MpiCommunicatorBase):
                 f"{self.name!r} communicator takes one GPU per process"
             )
 
-    def _params(self, model, zero_fill=None):
-        # Initialized parameters (zero_fill None) or those with gradients.
-        if zero_fill is None:
-            return _grads.initialized_params(model, self.name, self._check_gpu)
+    def _grad_params(self, model, zero_fill):
         return _grads.grad_params(
             model, zero_fill, self.name, self._check_gpu, self._cupy
         )
@@ -118,7 +115,7 @@ class GpuCommunicatorBase(mpi_communicator_base.MpiCommunicatorBase):
         Args:
             model (~chainer.Link): The model, built the same way everywhere.
         """
-        params = self._params(model)
+        params = _grads.initialized_params(model, self.name, self._check_gpu)
         if not params:
             return
         cupy = self._cupy
@@ -131,13 +128,6 @@ class GpuCommunicatorBase(mpi_communicator_base.MpiCommunicatorBase):
                 group = self._bcast_gpu(buf, "bcast_data")
                 _grads.unpack(buf, members, "array", xp=cupy)
             self._wait(group, "bcast_data")
-
-    def multi_node_mean_grad(self, model, zero_fill=False):
-        self._wait_pending()
-        params = self._params(model, zero_fill)
-        if not params:
-            return
-        self._mean_grads(params, None, "multi_node_mean_grad")
 
     def _mean_grads(self, params, channel, op):
         # Averages on this process's GPU (``channel`` is unused: NCCL groups
@@ -205,7 +195,7 @@ class GpuCommunicatorBase(mpi_communicator_base.MpiCommunicatorBase):
                 "double_buffering=False or create_communicator('pure_nccl')"
             )
         self._wait_pending()
-        params = self._params(model, zero_fill)
+        params = self._grad_params(model, zero_fill)
         cupy = self._cupy
         op = "multi_node_mean_grad (double buffering)"
         with cupy.cuda.Device(self._device_id):

@@ -32,8 +32,12 @@ class HierarchicalCommunicator(gpu_communicator_base.GpuCommunicatorBase):
 
     def _across_nodes(self, buf, group, op, bcast=False):
         # The node leaders sum (or broadcast from rank 0) ``buf`` over MPI.
-        if self.intra_rank != 0 or self._inter.size == 1:
-            return
+        if self.intra_rank == 0 and self._inter.size > 1:
+            self._through_host(buf, group, op, bcast)
+
+    def _through_host(self, buf, group, op, bcast=False):
+        # Sums (or broadcasts from its rank 0) ``buf`` over the inter-node
+        # channel, in host memory, once ``group``'s operations on it are done.
         group.wait(self._cupy.cuda.get_current_stream(), op)
         host = numpy.ascontiguousarray(self._cupy.asnumpy(buf))
         if bcast:

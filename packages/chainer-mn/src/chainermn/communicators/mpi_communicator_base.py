@@ -441,8 +441,13 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
 
     def multi_node_mean_grad(self, model, zero_fill=False):
         self._wait_pending()
-        params = _grads.grad_params(model, zero_fill, type(self).__name__)
+        params = self._grad_params(model, zero_fill)
         self._mean_grads(params, self._channel, "multi_node_mean_grad")
+
+    def _grad_params(self, model, zero_fill):
+        # The parameters whose gradients are averaged (NumPy arrays here;
+        # the GPU communicators take CuPy arrays).
+        return _grads.grad_params(model, zero_fill, type(self).__name__)
 
     @abc.abstractmethod
     def _mean_grads(self, params, channel, op):
@@ -472,7 +477,7 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
             An operation object with ``wait()`` and ``done()``.
         """
         self._wait_pending()
-        params = _grads.grad_params(model, zero_fill, type(self).__name__)
+        params = self._grad_params(model, zero_fill)
         channel = self._get_async_channel()
         pending = _PendingOperation(
             lambda: self._mean_grads(params, channel, "multi_node_mean_grad"),

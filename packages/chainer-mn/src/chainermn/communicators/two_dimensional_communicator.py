@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy
-
 from chainermn.communicators import hierarchical_communicator
 
 
@@ -53,10 +51,7 @@ class TwoDimensionalCommunicator(hierarchical_communicator.HierarchicalCommunica
             buffers[("chunk", buf.dtype.str)] = mine
         group.reduce_scatter(padded, mine, op)
         if self._inter.size > 1:
-            group.wait(cupy.cuda.get_current_stream(), op)
-            host = numpy.ascontiguousarray(cupy.asnumpy(mine))
-            self._inter.allreduce_inplace(host, op)
-            mine.set(host)
+            self._through_host(mine, group, op)
         group.allgather(mine, padded, op)
         if padded is not buf:
             buf[...] = padded[: buf.size]

@@ -94,19 +94,8 @@ class DeconvolutionND(function_node.FunctionNode):
         self.retain_inputs((0, 1))
         if W.dtype != x.dtype:
             W = W.astype(x.dtype)
-        in_size = x.shape[2:]
         ksize = W.shape[2:]
-        out_size = self.outsize or self._default_outsize(in_size, ksize)
-        # The convolution that maps out_size back to in_size (the backward)
-        # needs cover_all on the axes where the plain formula falls short.
-        cover_all = tuple(
-            size != conv.get_conv_outsize(out, k, s, p, d=d)
-            for size, out, k, s, p, d in zip(
-                in_size, out_size, ksize, self.stride, self.pad, self.dilate,
-                strict=True,
-            )
-        )  # fmt: skip
-        self.cover_all = cover_all[0] if len(set(cover_all)) == 1 else cover_all
+        out_size = self._set_output_geometry(x.shape[2:], ksize)
         in_channels = x.shape[1]
         out_channels = W.shape[1] * self.groups
         b = inputs[2] if len(inputs) == 3 else None
@@ -125,6 +114,21 @@ class DeconvolutionND(function_node.FunctionNode):
                 x, W, b, self.stride, self.pad, out_size, self.dilate, self.groups
             )
         return (y,)
+
+    def _set_output_geometry(self, in_size, ksize):
+        # The output size, and the cover_all that the convolution mapping it
+        # back to in_size (the backward) needs on the axes where the plain
+        # formula falls short; kernel overrides call it too.
+        out_size = self.outsize or self._default_outsize(in_size, ksize)
+        cover_all = tuple(
+            size != conv.get_conv_outsize(out, k, s, p, d=d)
+            for size, out, k, s, p, d in zip(
+                in_size, out_size, ksize, self.stride, self.pad, self.dilate,
+                strict=True,
+            )
+        )  # fmt: skip
+        self.cover_all = cover_all[0] if len(set(cover_all)) == 1 else cover_all
+        return out_size
 
     def _forward_as_convolution(self, x, W, b, ksize):
         # With unit strides the transposed convolution is a convolution of x
