@@ -52,3 +52,50 @@ def test_two_inputs_are_invalid():
     x = numpy.zeros(3, numpy.float32)
     with pytest.raises(type_check.InvalidType):
         relu.ReLU().apply((x, x))
+
+
+def _large_inputs():
+    # Inputs of the row-wise path for large dense arrays, and ones it skips.
+    rng = numpy.random.RandomState(0)
+    base = rng.standard_normal((4, 3, 65, 89)).astype(numpy.float32)
+    base[0, 0, 0, :3] = [numpy.nan, -0.0, numpy.inf]
+    return {
+        "c_order": base,
+        "f_order": numpy.asfortranarray(base),
+        "channel_major": numpy.ascontiguousarray(base.swapaxes(0, 1)).swapaxes(0, 1),
+        "padded_view": numpy.pad(base, ((0, 0), (0, 0), (1, 1), (1, 1)))[
+            :, :, 1:-1, 1:-1
+        ],
+        "reversed": base[:, :, ::-1],
+        "float64": base.astype(numpy.float64),
+        "exact_rows": rng.standard_normal(4 * relu._ROW).astype(numpy.float32),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_large_inputs()))
+def test_large_inputs_match_maximum(name):
+    x = _large_inputs()[name]
+    assert x.size >= 4 * relu._ROW
+    y = relu.relu(x).array
+    expected = numpy.maximum(x, 0)
+    numpy.testing.assert_array_equal(y, expected)
+    assert y.dtype == x.dtype
+    assert y.shape == x.shape
+    # Signed zeros and NaN as numpy.maximum gives them.
+    numpy.testing.assert_array_equal(numpy.signbit(y), numpy.signbit(expected))
+
+
+def test_large_input_keeps_its_memory_order():
+    x = numpy.zeros((3, 64, 32, 32), numpy.float32).swapaxes(0, 1)
+    y = relu.relu(x).array
+    assert y.strides == x.strides
+
+
+def test_large_input_backward():
+    x = chainer.Variable(
+        numpy.random.RandomState(1).uniform(-1, 1, (8, 4, 64, 64)).astype(numpy.float32)
+    )
+    y = relu.relu(x)
+    y.grad = numpy.ones(y.shape, numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, (x.array > 0).astype(numpy.float32))

@@ -270,12 +270,16 @@ def col2im_nd(col, stride, pad, in_size, dilate=None):
 
 
 # A patch matrix of more than _WHOLE_BYTES is built and multiplied in chunks
-# of the batch of about _CHUNK_BYTES, so that each chunk is still in cache
-# when the GEMM reads it. Measured on the VGG-style step of
-# benchmarks/workloads/convnet_step.py (with host memory retention, see
-# chainer._host_memory): 4 MiB chunks beat 1 MiB by 5-10 % on 2 BLAS threads
-# and match it on one; whole matrices are 10-15 % slower. The LeNet layers
-# (<= 8 MiB) are not chunked: more, smaller scatter-adds cost more there.
+# of the batch of about _CHUNK_BYTES: OpenBLAS multiplies a (c_O x 288) by a
+# (288 x 3072) matrix at up to twice the rate of one (288 x 65536) matrix
+# when c_O is 32-64 (2 threads). All chunks are built before the first GEMM:
+# alternating a single-threaded copy with a 2-thread GEMM, chunk by chunk,
+# kept each chunk in cache but, on a shared 2-core VM, made the copies 4-5x
+# slower at times (copies alone, and GEMMs alone, did not slow); the
+# VGG-style step of benchmarks/workloads/convnet_step.py then took 270 ms
+# (median) instead of 220, against 192 vs 199 when the machine was quiet
+# (in-process A/B, alternating per step). The LeNet layers (<= 8 MiB) are
+# not chunked: more, smaller scatter-adds cost more there.
 _CHUNK_BYTES = 4 << 20
 _WHOLE_BYTES = 16 << 20
 
@@ -375,12 +379,15 @@ def convolution_forward(
         y = grouped_matmul(w2, col, groups)
         cols.append((0, n, col))
     else:
+        # Every chunk's patch matrix first, then the GEMMs back to back (see
+        # _CHUNK_BYTES on why they do not alternate).
+        cols = [
+            (i, j, im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)[0])
+            for i, j in chunks
+        ]
         y = xp.empty((out_channels, n * size), x.dtype)
-        for i, j in chunks:
-            col, _ = im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)
+        for i, j, col in cols:
             grouped_matmul(w2, col, groups, out=y[:, i * size : j * size])
-            if keep_col:
-                cols.append((i, j, col))
     if b is not None:
         y += b[:, None]
     y = y.reshape(out_channels, n, *out_size).swapaxes(0, 1)
@@ -417,10 +424,10 @@ def convolution_grad_weight(
             chunks = [(0, n)]
         else:
             chunks = _batch_chunks(n, rows * size * x.itemsize)
-        cols = (
+        cols = [
             (i, j, im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)[0])
             for i, j in chunks
-        )
+        ]
     # The transposed product col @ gy^T per chunk: 1.1-1.6x faster than
     # gy @ col^T for the small output-channel counts of the VGG-style and
     # LeNet-style layers (2 BLAS threads).

@@ -12,6 +12,48 @@ _FIRST = (0,)
 _maximum = numpy.maximum
 
 
+# NumPy's maximum of an array and a scalar ran 2-3x slower than that of two
+# arrays (0.78 vs 0.34 ms for 8 MB of float32 on the 2-core AMD machine of
+# benchmarks/, NumPy 1.26 and 2.4): large inputs that fill their memory
+# block are taken in memory order as rows of _ROW elements against a row of
+# zeros.
+_ROW = 16384
+_ZERO_ROWS = {}
+
+
+def _is_dense(x):
+    # Whether x's elements fill a block of memory in some axis order.
+    if x.flags.c_contiguous or x.flags.f_contiguous:
+        return True
+    axes = sorted(
+        (st, dim) for st, dim in zip(x.strides, x.shape, strict=True) if dim != 1
+    )
+    expected = x.itemsize
+    for st, dim in axes:
+        if st != expected:
+            return False
+        expected *= dim
+    return True
+
+
+def _relu_large(x):
+    # maximum(x, 0) for a large dense float32/64 array; None if not dense.
+    if not _is_dense(x):
+        return None
+    y = numpy.empty_like(x)
+    xf = x.ravel(order="K")
+    yf = y.ravel(order="K")
+    if not (numpy.may_share_memory(xf, x) and numpy.may_share_memory(yf, y)):
+        return None
+    row = _ZERO_ROWS.get(x.dtype)
+    if row is None:
+        row = _ZERO_ROWS[x.dtype] = numpy.zeros(_ROW, x.dtype)
+    whole = xf.size // _ROW * _ROW
+    numpy.maximum(xf[:whole].reshape(-1, _ROW), row, out=yf[:whole].reshape(-1, _ROW))
+    numpy.maximum(xf[whole:], _zero(x, numpy), out=yf[whole:])
+    return y
+
+
 def _zero(x, xp):
     if xp is not numpy:
         return x.dtype.type(0)
@@ -33,10 +75,14 @@ class ReLU(function_node.FunctionNode):
     def forward(self, inputs):
         (x,) = inputs
         if type(x) is numpy.ndarray:
-            # The lookups inlined: they cost as much as the maximum of a
-            # small array.
-            zero = _ZEROS.get(x.dtype)
-            y = _maximum(x, _zero(x, numpy) if zero is None else zero)
+            y = None
+            if x.size >= 4 * _ROW and x.dtype.char in "fd":
+                y = _relu_large(x)
+            if y is None:
+                # The lookups inlined: they cost as much as the maximum of a
+                # small array.
+                zero = _ZEROS.get(x.dtype)
+                y = _maximum(x, _zero(x, numpy) if zero is None else zero)
         else:
             xp = backend.get_array_module(x)
             y = xp.maximum(x, _zero(x, xp))
