@@ -204,6 +204,27 @@ def test_convolution_kernels(
     numpy.testing.assert_allclose((y_t * gy).sum(), (x * gx).sum(), rtol=1e-10)
 
 
+@pytest.mark.parametrize("whole_images", [0, 2, 3])
+def test_convolution_forward_groups_of_chunks(monkeypatch, whole_images):
+    # One image per chunk; without keep_col the patch matrices of up to
+    # _WHOLE_BYTES (here 0, 2 or 3 images: groups of 1, 2 or 3 chunks) are
+    # built before their GEMMs. Every grouping gives the kept-matrix result.
+    rng = numpy.random.default_rng(7)
+    x = rng.standard_normal((5, 4, 6, 7))
+    W = rng.standard_normal((3, 4, 3, 3))
+    image_bytes = 4 * 9 * 6 * 7 * x.itemsize
+    monkeypatch.setattr(conv, "_CHUNK_BYTES", 1)
+    monkeypatch.setattr(conv, "_WHOLE_BYTES", whole_images * image_bytes)
+    kept, cols = conv.convolution_forward(x, W, None, (1, 1), (1, 1), keep_col=True)
+    assert [(i, j) for i, j, _ in cols] == [(k, k + 1) for k in range(5)]
+    y, none = conv.convolution_forward(x, W, None, (1, 1), (1, 1))
+    assert none is None
+    numpy.testing.assert_array_equal(y, kept)
+    col, _ = _matrix_reference(x, (3, 3), (1, 1), (1, 1), False, None)
+    expected = (W.reshape(3, -1) @ col).reshape(3, 5, 6, 7).swapaxes(0, 1)
+    numpy.testing.assert_allclose(y, expected, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("groups", [1, 3])
 @pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32])
 def test_grouped_matmul(groups, dtype):

@@ -252,6 +252,20 @@ def test_batch_chunks_give_the_same_results(monkeypatch, groups):
     )
 
 
+def test_patch_matrices_are_kept_only_with_backprop():
+    # The weight gradient reuses the forward's patch matrices; without
+    # backprop nothing would use them, so they are not kept.
+    x = numpy.ones((2, 3, 5, 5), numpy.float32)
+    W = numpy.ones((4, 3, 3, 3), numpy.float32)
+    node = convolution_2d.Convolution2DFunction(pad=1)
+    node.apply((x, W))
+    assert node._cols is not None
+    node = convolution_2d.Convolution2DFunction(pad=1)
+    with chainer.no_backprop_mode():
+        node.apply((x, W))
+    assert node._cols is None
+
+
 def test_empty_batch():
     x = chainer.Variable(numpy.zeros((0, 3, 5, 5), numpy.float32))
     W = chainer.Variable(numpy.ones((4, 3, 3, 3), numpy.float32))

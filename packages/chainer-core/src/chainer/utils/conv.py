@@ -272,14 +272,15 @@ def col2im_nd(col, stride, pad, in_size, dilate=None):
 # A patch matrix of more than _WHOLE_BYTES is built and multiplied in chunks
 # of the batch of about _CHUNK_BYTES: OpenBLAS multiplies a (c_O x 288) by a
 # (288 x 3072) matrix at up to twice the rate of one (288 x 65536) matrix
-# when c_O is 32-64 (2 threads). All chunks are built before the first GEMM:
-# alternating a single-threaded copy with a 2-thread GEMM, chunk by chunk,
-# kept each chunk in cache but, on a shared 2-core VM, made the copies 4-5x
-# slower at times (copies alone, and GEMMs alone, did not slow); the
-# VGG-style step of benchmarks/workloads/convnet_step.py then took 270 ms
-# (median) instead of 220, against 192 vs 199 when the machine was quiet
-# (in-process A/B, alternating per step). The LeNet layers (<= 8 MiB) are
-# not chunked: more, smaller scatter-adds cost more there.
+# when c_O is 32-64 (2 threads). Several chunks are built before their GEMMs
+# run: alternating a single-threaded copy with a 2-thread GEMM chunk by chunk
+# keeps each chunk in cache, but on a shared 2-core VM it made the copies
+# 4-5x slower at times (copies alone, and GEMMs alone, did not slow). VGG-style
+# step of benchmarks/workloads/convnet_step.py, in-process A/B alternating
+# per step, median over 50 steps / median of the quiet steps: alternating
+# 274 / 192 ms, all chunks first 222 / 199, groups of 4 chunks 233 / 200.
+# The LeNet layers (<= 8 MiB) are not chunked: more, smaller scatter-adds
+# cost more there.
 _CHUNK_BYTES = 4 << 20
 _WHOLE_BYTES = 16 << 20
 
@@ -379,15 +380,23 @@ def convolution_forward(
         y = grouped_matmul(w2, col, groups)
         cols.append((0, n, col))
     else:
-        # Every chunk's patch matrix first, then the GEMMs back to back (see
-        # _CHUNK_BYTES on why they do not alternate).
-        cols = [
-            (i, j, im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)[0])
-            for i, j in chunks
-        ]
+        # The patch matrices first, then their GEMMs back to back (see
+        # _CHUNK_BYTES on why they do not alternate): all of them when they
+        # are kept anyway, else _WHOLE_BYTES of them at a time.
         y = xp.empty((out_channels, n * size), x.dtype)
-        for i, j, col in cols:
-            grouped_matmul(w2, col, groups, out=y[:, i * size : j * size])
+        per_group = len(chunks)
+        if not keep_col:
+            per_chunk = w2.shape[1] * size * x.itemsize * (chunks[0][1] - chunks[0][0])
+            per_group = max(1, _WHOLE_BYTES // per_chunk)
+        for g in range(0, len(chunks), per_group):
+            group = [
+                (i, j, im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)[0])
+                for i, j in chunks[g : g + per_group]
+            ]
+            for i, j, col in group:
+                grouped_matmul(w2, col, groups, out=y[:, i * size : j * size])
+            if keep_col:
+                cols.extend(group)
     if b is not None:
         y += b[:, None]
     y = y.reshape(out_channels, n, *out_size).swapaxes(0, 1)

@@ -1,3 +1,4 @@
+from chainer import configuration
 from chainer import function_node
 from chainer.functions.connection import _util
 from chainer.utils import conv
@@ -79,9 +80,11 @@ class ConvolutionND(function_node.FunctionNode):
         if W.dtype != x.dtype:
             W = W.astype(x.dtype)
         b = inputs[2] if len(inputs) == 3 else None
+        # The patch matrices are kept for the weight gradient only where a
+        # backward pass may follow.
         y, self._cols = conv.convolution_forward(
             x, W, b, self.stride, self.pad, self.cover_all, self.dilate, self.groups,
-            keep_col=True,
+            keep_col=configuration.config.enable_backprop,
         )  # fmt: skip
         return (y,)
 
