@@ -303,3 +303,40 @@ def test_catalogue():
 
     assert F.batch_normalization is batch_normalization.batch_normalization
     assert F.fixed_batch_normalization is batch_normalization.fixed_batch_normalization
+
+
+@pytest.mark.parametrize("channel_major", [False, True])
+@pytest.mark.parametrize("shape", [(4, 3, 16, 16), (2, 5, 1, 300), (3, 2, 16, 17)])
+def test_per_channel_dot_of_large_maps(shape, channel_major):
+    # Maps of 256 or more elements take the matmul route of Layout.dot, with
+    # the channel axis outermost in memory or not; it matches einsum and the
+    # float64 reference.
+    from chainer.functions.normalization import _moments
+
+    rng = numpy.random.RandomState(3)
+    n, c = shape[:2]
+
+    def make():
+        a = rng.standard_normal((c, n, *shape[2:])).astype(numpy.float32)
+        return (
+            a.swapaxes(0, 1)
+            if channel_major
+            else numpy.ascontiguousarray(a.swapaxes(0, 1))
+        )
+
+    a, b = make(), make()
+    layout = _moments.get_layout(shape, (0, 2, 3))
+    got = layout.dot(layout.view(a), layout.view(b))
+    expected = (a.astype(numpy.float64) * b).sum(axis=(0, 2, 3))
+    assert got.shape == (c,)
+    numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
+    xv = chainer.Variable(a)
+    gamma = numpy.ones(c, numpy.float32)
+    beta = numpy.zeros(c, numpy.float32)
+    y = batch_normalization.batch_normalization(xv, gamma, beta).array
+    x64 = a.astype(numpy.float64)
+    mean = x64.mean(axis=(0, 2, 3), keepdims=True)
+    var = x64.var(axis=(0, 2, 3), keepdims=True)
+    numpy.testing.assert_allclose(
+        y, (x64 - mean) / numpy.sqrt(var + 2e-5), rtol=1e-4, atol=1e-4
+    )
