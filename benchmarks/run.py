@@ -411,6 +411,29 @@ def floor_fractions(records, sides, labels, workloads):
     return ["- mlp_step, step ÷ own GEMM floor: " + "; ".join(parts)]
 
 
+def torch_ratios(records, sides, labels, workloads):
+    """Ours ÷ PyTorch per round, for the workloads with a PyTorch twin."""
+    if "torch" not in sides:
+        return []
+    lines = []
+    for workload in workloads:
+        if workload not in TORCH_WORKLOADS:
+            continue
+        label, key, _ = ROWS[workload][0]
+        anchor = per_round(records, "torch", workload, key)
+        parts = []
+        for side in ("ours", "ours-np126"):
+            if side in sides:
+                ratios = _ratios(per_round(records, side, workload, key), anchor)
+                if ratios:
+                    parts.append(
+                        "%s %s" % (labels[side], _spread(ratios, "%.2f\u00d7"))
+                    )
+        if parts:
+            lines.append("- %s ÷ PyTorch, %s: %s" % (workload, label, "; ".join(parts)))
+    return lines
+
+
 def failures(records, labels):
     seen = {}
     for rnd in records:
@@ -529,7 +552,8 @@ def main(argv=None):
     table = build_table(records, sides, infos, labels, args.workloads)
     print(table)
     notes = (
-        floor_fractions(records, sides, labels, args.workloads)
+        torch_ratios(records, sides, labels, args.workloads)
+        + floor_fractions(records, sides, labels, args.workloads)
         + check_agreement(records, sides, args.workloads)
         + failures(records, labels)
     )
