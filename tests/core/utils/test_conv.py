@@ -156,18 +156,23 @@ def test_im2col_matrix(shape, ksize, stride, pad, cover_all, dilate):
     numpy.testing.assert_array_equal(col, expected)
 
 
+@pytest.mark.parametrize("batch_innermost", [True, False])
 @pytest.mark.parametrize("chunk_bytes", [1, 2 << 20])
 @pytest.mark.parametrize("groups", [1, 2])
 @pytest.mark.parametrize(
     ("shape", "ksize", "stride", "pad", "cover_all", "dilate"), _GEOMETRIES
 )
 def test_convolution_kernels(
-    monkeypatch, chunk_bytes, groups, shape, ksize, stride, pad, cover_all, dilate
-):
-    # Chunked (one image per chunk) and whole-batch GEMMs agree with the
-    # patch-matrix definition; the deconvolution is the adjoint.
+    monkeypatch, batch_innermost, chunk_bytes, groups, shape, ksize, stride, pad,
+    cover_all, dilate,
+):  # fmt: skip
+    # Chunked (one image or output row per chunk) and whole-batch GEMMs, on
+    # the batch-innermost path (small inputs) or the batch-chunked one,
+    # agree with the patch-matrix definition; the deconvolution is the
+    # adjoint.
     monkeypatch.setattr(conv, "_CHUNK_BYTES", chunk_bytes)
     monkeypatch.setattr(conv, "_WHOLE_BYTES", 0)
+    monkeypatch.setattr(conv, "_TRANSPOSE_BYTES", 1 << 30 if batch_innermost else 0)
     rng = numpy.random.default_rng(4)
     n, c = shape[:2]
     x = rng.standard_normal(shape)
@@ -176,6 +181,7 @@ def test_convolution_kernels(
     y, cols = conv.convolution_forward(
         x, W, b, stride, pad, cover_all, dilate, groups, keep_col=True
     )
+    assert isinstance(cols, conv.RowChunks) == batch_innermost
     col, out_size = _matrix_reference(x, ksize, stride, pad, cover_all, dilate)
     w3 = W.reshape(groups, 6 // groups, -1)
     col3 = col.reshape(groups, -1, col.shape[1])
@@ -204,25 +210,87 @@ def test_convolution_kernels(
     numpy.testing.assert_allclose((y_t * gy).sum(), (x * gx).sum(), rtol=1e-10)
 
 
-@pytest.mark.parametrize("whole_images", [0, 2, 3])
-def test_convolution_forward_groups_of_chunks(monkeypatch, whole_images):
-    # One image per chunk; without keep_col the patch matrices of up to
-    # _WHOLE_BYTES (here 0, 2 or 3 images: groups of 1, 2 or 3 chunks) are
+@pytest.mark.parametrize("whole_rows", [0, 2, 3])
+def test_convolution_forward_groups_of_chunks(monkeypatch, whole_rows):
+    # One output row per chunk; without keep_col the patch matrices of up
+    # to _WHOLE_BYTES (here 0, 2 or 3 rows: groups of 1, 2 or 3 chunks) are
     # built before their GEMMs. Every grouping gives the kept-matrix result.
     rng = numpy.random.default_rng(7)
     x = rng.standard_normal((5, 4, 6, 7))
     W = rng.standard_normal((3, 4, 3, 3))
-    image_bytes = 4 * 9 * 6 * 7 * x.itemsize
+    row_bytes = 4 * 9 * 7 * 5 * x.itemsize
     monkeypatch.setattr(conv, "_CHUNK_BYTES", 1)
-    monkeypatch.setattr(conv, "_WHOLE_BYTES", whole_images * image_bytes)
+    monkeypatch.setattr(conv, "_WHOLE_BYTES", whole_rows * row_bytes)
     kept, cols = conv.convolution_forward(x, W, None, (1, 1), (1, 1), keep_col=True)
-    assert [(i, j) for i, j, _ in cols] == [(k, k + 1) for k in range(5)]
+    assert isinstance(cols, conv.RowChunks)
+    assert [(i, j) for i, j, _ in cols] == [(k, k + 1) for k in range(6)]
     y, none = conv.convolution_forward(x, W, None, (1, 1), (1, 1))
     assert none is None
     numpy.testing.assert_array_equal(y, kept)
     col, _ = _matrix_reference(x, (3, 3), (1, 1), (1, 1), False, None)
     expected = (W.reshape(3, -1) @ col).reshape(3, 5, 6, 7).swapaxes(0, 1)
     numpy.testing.assert_allclose(y, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["c_order", "channel_major", "batch_innermost"])
+@pytest.mark.parametrize("pad", [0, 1])
+def test_numpy_convolution_output_is_batch_innermost(layout, pad):
+    # Whatever the input's memory order, the NumPy output lies in memory as
+    # (c_O, *out_size, n), and the result is the same.
+    rng = numpy.random.default_rng(8)
+    x = rng.standard_normal((3, 4, 5, 6))
+    if layout == "channel_major":
+        x = numpy.ascontiguousarray(x.swapaxes(0, 1)).swapaxes(0, 1)
+    elif layout == "batch_innermost":
+        x = numpy.ascontiguousarray(x.transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2)
+    assert conv.is_batch_innermost(x) == (layout == "batch_innermost")
+    W = rng.standard_normal((2, 4, 3, 2))
+    y, _ = conv.convolution_forward(x, W, None, (1, 2), (pad, pad))
+    assert conv.is_batch_innermost(y)
+    col, out_size = _matrix_reference(x, (3, 2), (1, 2), (pad, pad), False, None)
+    expected = (W.reshape(2, -1) @ col).reshape(2, 3, *out_size).swapaxes(0, 1)
+    numpy.testing.assert_allclose(y, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_large_c_order_input_keeps_the_batch_chunked_path(monkeypatch):
+    # Above _TRANSPOSE_BYTES a C-order input is not transposed: the output
+    # has the channel axis outermost in memory; a batch-innermost input of
+    # any size keeps its order.
+    monkeypatch.setattr(conv, "_TRANSPOSE_BYTES", 0)
+    rng = numpy.random.default_rng(10)
+    x = rng.standard_normal((3, 4, 5, 6))
+    W = rng.standard_normal((2, 4, 3, 3))
+    y, _ = conv.convolution_forward(x, W, None, (1, 1), (1, 1))
+    assert not conv.is_batch_innermost(y)
+    assert y.swapaxes(0, 1).flags.c_contiguous
+    xb = conv.as_batch_innermost(x).transpose(3, 0, 1, 2)
+    yb, _ = conv.convolution_forward(xb, W, None, (1, 1), (1, 1))
+    assert conv.is_batch_innermost(yb)
+    numpy.testing.assert_allclose(yb, y, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("pval", [0, -numpy.inf])
+def test_pad_spatial_keeps_a_batch_innermost_layout(pval):
+    x = numpy.arange(2 * 3 * 4 * 5.0).reshape(3, 4, 5, 2).transpose(3, 0, 1, 2)
+    y = conv.pad_spatial(x, (1, 0), (2, 1), pval)
+    assert conv.is_batch_innermost(y)
+    expected = numpy.pad(x, ((0, 0), (0, 0), (1, 2), (0, 1)), constant_values=pval)
+    numpy.testing.assert_array_equal(y, expected)
+
+
+def test_deconvolution_of_a_batch_innermost_input_is_dense():
+    # The scatter-add form on a batch-innermost input gives a dense
+    # batch-innermost output (its padding cut off by a copy).
+    rng = numpy.random.default_rng(9)
+    gy = numpy.ascontiguousarray(rng.standard_normal((6, 5, 5, 3))).transpose(
+        3, 0, 1, 2
+    )
+    W = rng.standard_normal((6, 2, 3, 3))
+    gx = conv.deconvolution_forward(gy, W, None, (1, 1), (1, 1), (5, 5))
+    assert conv.is_batch_innermost(gx)
+    x = rng.standard_normal((3, 2, 5, 5))
+    y, _ = conv.convolution_forward(x, W, None, (1, 1), (1, 1))
+    numpy.testing.assert_allclose((y * gy).sum(), (x * gx).sum(), rtol=1e-10)
 
 
 @pytest.mark.parametrize("groups", [1, 3])

@@ -305,38 +305,52 @@ def test_catalogue():
     assert F.fixed_batch_normalization is batch_normalization.fixed_batch_normalization
 
 
-@pytest.mark.parametrize("channel_major", [False, True])
+@pytest.mark.parametrize("layout", ["c_order", "channel_major", "batch_innermost"])
 @pytest.mark.parametrize("shape", [(4, 3, 16, 16), (2, 5, 1, 300), (3, 2, 16, 17)])
-def test_per_channel_dot_of_large_maps(shape, channel_major):
-    # Maps of 256 or more elements take the matmul route of Layout.dot, with
-    # the channel axis outermost in memory or not; it matches einsum and the
-    # float64 reference.
+def test_per_channel_dot_of_large_maps(shape, layout):
+    # Maps of 256 or more elements take the matmul route of Layout.dot, over
+    # per-channel blocks of memory where each channel fills one; it matches
+    # the float64 reference.
     from chainer.functions.normalization import _moments
 
     rng = numpy.random.RandomState(3)
-    n, c = shape[:2]
+    c = shape[1]
 
     def make():
-        a = rng.standard_normal((c, n, *shape[2:])).astype(numpy.float32)
-        return (
-            a.swapaxes(0, 1)
-            if channel_major
-            else numpy.ascontiguousarray(a.swapaxes(0, 1))
-        )
+        a = rng.standard_normal(shape).astype(numpy.float32)
+        if layout == "channel_major":
+            return numpy.ascontiguousarray(a.swapaxes(0, 1)).swapaxes(0, 1)
+        if layout == "batch_innermost":
+            return numpy.ascontiguousarray(a.transpose(1, 2, 3, 0)).transpose(
+                3, 0, 1, 2
+            )
+        return a
 
     a, b = make(), make()
-    layout = _moments.get_layout(shape, (0, 2, 3))
-    got = layout.dot(layout.view(a), layout.view(b))
+    lay = _moments.get_layout(shape, (0, 2, 3))
+    got = lay.dot(lay.view(a), lay.view(b))
     expected = (a.astype(numpy.float64) * b).sum(axis=(0, 2, 3))
     assert got.shape == (c,)
     numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
+    numpy.testing.assert_allclose(
+        lay.sum(lay.view(a)), a.astype(numpy.float64).sum(axis=(0, 2, 3)),
+        rtol=1e-5, atol=1e-4,
+    )  # fmt: skip
     xv = chainer.Variable(a)
     gamma = numpy.ones(c, numpy.float32)
     beta = numpy.zeros(c, numpy.float32)
-    y = batch_normalization.batch_normalization(xv, gamma, beta).array
+    y = batch_normalization.batch_normalization(xv, gamma, beta)
     x64 = a.astype(numpy.float64)
     mean = x64.mean(axis=(0, 2, 3), keepdims=True)
     var = x64.var(axis=(0, 2, 3), keepdims=True)
     numpy.testing.assert_allclose(
-        y, (x64 - mean) / numpy.sqrt(var + 2e-5), rtol=1e-4, atol=1e-4
+        y.array, (x64 - mean) / numpy.sqrt(var + 2e-5), rtol=1e-4, atol=1e-4
     )
+    # The gradient agrees with that of a C-order copy.
+    y.grad = b
+    y.backward()
+    xc = chainer.Variable(numpy.ascontiguousarray(a))
+    yc = batch_normalization.batch_normalization(xc, gamma, beta)
+    yc.grad = numpy.ascontiguousarray(b)
+    yc.backward()
+    numpy.testing.assert_allclose(xv.grad, xc.grad, rtol=1e-4, atol=1e-5)

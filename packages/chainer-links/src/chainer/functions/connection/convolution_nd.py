@@ -9,9 +9,9 @@ class ConvolutionND(function_node.FunctionNode):
     """N-dimensional convolution (cross-correlation) with groups and dilation.
 
     The forward pass multiplies the weight matrix with patch matrices of
-    ``x`` (see :func:`chainer.utils.conv.convolution_forward`); the result
-    has the channels outermost in memory, so the output is a transposed
-    view that needs no copy. The weight gradient reuses the patch matrix
+    ``x`` (see :func:`chainer.utils.conv.convolution_forward`); the output
+    is a transposed view that needs no copy (on NumPy it lies in memory as
+    ``(c_O, *out_size, n)``). The weight gradient reuses the patch matrix
     (:class:`ConvolutionNDGradW`) and the input gradient is a
     deconvolution, so both are differentiable again.
     """

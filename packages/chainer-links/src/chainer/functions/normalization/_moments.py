@@ -157,8 +157,12 @@ class Layout:
             return a[:, :, 0].sum(axis=0)
         if n_lead == 1:
             return a[0].sum(axis=1)
+        xp = backend.get_array_module(a)
         if n_trail >= _EINSUM_MIN_TRAILING:
-            return backend.get_array_module(a).einsum("akb->k", a)
+            blocks = _channel_blocks(a) if xp is numpy else None
+            if blocks is not None:
+                return numpy.einsum("kb->k", blocks[0])
+            return xp.einsum("akb->k", a)
         return a.sum(axis=0).sum(axis=1)
 
     def dot(self, a, b):
@@ -178,13 +182,27 @@ class Layout:
         return (a * b).sum(axis=0).sum(axis=1)
 
 
+def _channel_blocks(a, b=None):
+    # When each channel of the (n, c, k) array a (and b) fills one block of
+    # memory, in the same element order for both (channel-major or
+    # batch-innermost NumPy arrays): (c, n * k) views of them; else None.
+    for order in ((1, 0, 2), (1, 2, 0)):
+        at = a.transpose(order)
+        if at.flags.c_contiguous:
+            bt = None if b is None else b.transpose(order)
+            if bt is None or bt.flags.c_contiguous:
+                channels = a.shape[1]
+                return (
+                    at.reshape(channels, -1),
+                    None if bt is None else bt.reshape(channels, -1),
+                )
+    return None
+
+
 def _dot_matmul(a, b):
     # Per-channel sums of a * b over axes 0 and 2 of two (n, c, k) arrays.
-    at = a.swapaxes(0, 1)
-    bt = b.swapaxes(0, 1)
-    if at.flags.c_contiguous and bt.flags.c_contiguous:
-        channels = at.shape[0]
-        return numpy.matmul(
-            at.reshape(channels, 1, -1), bt.reshape(channels, -1, 1)
-        ).ravel()
+    blocks = _channel_blocks(a, b)
+    if blocks is not None:
+        ab, bb = blocks
+        return numpy.matmul(ab[:, None, :], bb[:, :, None]).ravel()
     return numpy.matmul(a[:, :, None, :], b[:, :, :, None]).sum(axis=0).ravel()

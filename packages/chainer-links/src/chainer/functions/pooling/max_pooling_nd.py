@@ -23,17 +23,21 @@ class MaxPoolingND(pooling_nd.PoolingND):
         self._indexes = None
         self._x = None
         self._y = None
+        self._batch_innermost = False
 
     def forward(self, inputs):
         (x,) = inputs
         xp = backend.get_array_module(x)
         self._setup(x.shape[2:])
         x = conv.pad_spatial(x, self.pad, self._pad_hi, -numpy.inf)
-        if not x.flags.c_contiguous:
-            # Convolution outputs are channel-major views: the window
-            # passes and the backward scatter run 1.8x faster on a C-order
-            # copy (LeNet's second pooling layer, single thread).
+        if not (x.flags.c_contiguous or conv.is_batch_innermost(x)):
+            # The window passes and the backward scatter run 1.8x faster on
+            # a C-order copy of a channel-major view (LeNet's second pooling
+            # layer, single thread); batch-innermost inputs (NumPy
+            # convolution outputs) stay as they are.
             x = xp.ascontiguousarray(x)
+        # The input gradient takes the memory order of the input.
+        self._batch_innermost = conv.is_batch_innermost(x)
         y = pooling_nd.reduce_windows(
             x, self.ksize, self.stride, self._out_size, xp.maximum
         )
@@ -80,6 +84,7 @@ class MaxPoolingNDGrad(function_node.FunctionNode):
             p._tap_slices(),
             p._padded_shape(gy.shape[:2]),
             p._disjoint,
+            p._batch_innermost,
         )
         return (pooling_nd.crop(buf, p.pad, p._in_size),)
 

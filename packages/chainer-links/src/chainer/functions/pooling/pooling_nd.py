@@ -161,7 +161,7 @@ def window_argmax(x, y, slices):
     return idx
 
 
-def scatter_windows(g, idx, slices, padded_shape, disjoint):
+def scatter_windows(g, idx, slices, padded_shape, disjoint, batch_innermost=None):
     """Puts ``g`` at tap ``idx`` of each window, summing overlaps.
 
     Args:
@@ -170,12 +170,17 @@ def scatter_windows(g, idx, slices, padded_shape, disjoint):
         slices (list): :func:`tap_slices` of the geometry.
         padded_shape (tuple of int): Shape of the padded result.
         disjoint (bool): Whether windows never overlap (plain stores suffice).
+        batch_innermost (bool or None): Whether the result lies in memory as
+            ``(c, *padded, n)`` (as NumPy convolution outputs do; ``None``:
+            as ``g`` does).
 
     Returns:
         :ref:`ndarray`: Array of ``padded_shape``, zero where nothing lands.
     """
     xp = backend.get_array_module(g)
-    buf = _alloc(xp, padded_shape, g.dtype, slices, disjoint)
+    if batch_innermost is None:
+        batch_innermost = conv.is_batch_innermost(g)
+    buf = _alloc(xp, padded_shape, g.dtype, slices, disjoint, batch_innermost)
     for t, key in enumerate(slices):
         # A mask of g's dtype: mixed-dtype ufuncs writing to a strided view
         # fall back to buffered loops (3x slower on NumPy 1.x).
@@ -219,7 +224,9 @@ def spread_windows(g, slices, padded_shape, disjoint):
         :ref:`ndarray`: Array of ``padded_shape``.
     """
     xp = backend.get_array_module(g)
-    buf = _alloc(xp, padded_shape, g.dtype, slices, disjoint)
+    buf = _alloc(
+        xp, padded_shape, g.dtype, slices, disjoint, conv.is_batch_innermost(g)
+    )
     for key in slices:
         if disjoint:
             buf[key] = g
@@ -228,18 +235,28 @@ def spread_windows(g, slices, padded_shape, disjoint):
     return buf
 
 
-def _alloc(xp, shape, dtype, slices, disjoint):
-    # Windows that tile the buffer exactly overwrite every element.
+def _alloc(xp, shape, dtype, slices, disjoint, batch_innermost=False):
+    # A buffer of ``shape``, lying in memory as (c, *spatial, n) with
+    # ``batch_innermost`` (NumPy only). Windows that tile the buffer exactly
+    # overwrite every element.
     last = slices[-1][2:]
     tiled = disjoint and all(
         key.stop == n and key.step == key.start + 1
         for key, n in zip(last, shape[2:], strict=True)
     )
-    return xp.empty(shape, dtype) if tiled else xp.zeros(shape, dtype)
+    make = xp.empty if tiled else xp.zeros
+    if batch_innermost and xp is numpy and shape[0] > 1:
+        nd = len(shape) - 2
+        buf = make((shape[1], *shape[2:], shape[0]), dtype)
+        return buf.transpose(nd + 1, 0, *range(1, nd + 1))
+    return make(shape, dtype)
 
 
 def crop(buf, pad, size):
-    """Returns the unpadded part of ``buf`` as a C-contiguous array.
+    """Returns the unpadded part of ``buf`` as a dense array.
+
+    The copy is C-contiguous, or batch-innermost (see
+    :func:`chainer.utils.conv.is_batch_innermost`) where ``buf`` is.
 
     Args:
         buf (:ref:`ndarray`): Padded array ``(n, c, *padded)``.
@@ -257,4 +274,8 @@ def crop(buf, pad, size):
         slice(None),
         *tuple(slice(p, p + n) for p, n in zip(pad, size, strict=True)),
     )
+    if xp is numpy and buf.shape[0] > 1 and conv.is_batch_innermost(buf):
+        nd = buf.ndim - 2
+        part = conv.as_batch_innermost(buf[key])
+        return part.transpose(nd + 1, 0, *range(1, nd + 1))
     return xp.ascontiguousarray(buf[key])
