@@ -311,18 +311,18 @@ def col2im_nd(col, stride, pad, in_size, dilate=None):
 
 
 # A patch matrix of more than _WHOLE_BYTES is built and multiplied in chunks
-# of about _CHUNK_BYTES (runs of output rows on NumPy, of the batch on other
-# backends): OpenBLAS multiplies a (c_O x 288) by a
+# of about _CHUNK_BYTES (runs of output rows on the batch-innermost path,
+# else parts of the batch): OpenBLAS multiplies a (c_O x 288) by a
 # (288 x 3072) matrix at up to twice the rate of one (288 x 65536) matrix
 # when c_O is 32-64 (2 threads). Several chunks are built before their GEMMs
-# run: alternating a single-threaded copy with a 2-thread GEMM chunk by chunk
-# keeps each chunk in cache, but on a shared 2-core VM it made the copies
-# 4-5x slower at times (copies alone, and GEMMs alone, did not slow). VGG-style
-# step of benchmarks/workloads/convnet_step.py, in-process A/B alternating
-# per step, median over 50 steps / median of the quiet steps: alternating
-# 274 / 192 ms, all chunks first 222 / 199, groups of 4 chunks 233 / 200.
-# The LeNet layers (<= 8 MiB) are not chunked: more, smaller scatter-adds
-# cost more there.
+# run: alternating a single-threaded copy with a 2-thread GEMM chunk by
+# chunk keeps each chunk in cache, but on a shared 2-core VM it made the
+# copies 4-5x slower at times (copies alone, and GEMMs alone, did not slow).
+# VGG-style step of benchmarks/workloads/convnet_step.py, in-process A/B
+# alternating per step, median over 50 steps / median of the quiet steps:
+# alternating 274 / 192 ms, all chunks first 222 / 199, groups of 4 chunks
+# 233 / 200. The LeNet layers (<= 8 MiB) are not chunked: more, smaller
+# scatter-adds cost more there.
 _CHUNK_BYTES = 4 << 20
 _WHOLE_BYTES = 16 << 20
 # NumPy inputs that are not batch-innermost take the batch-innermost path
@@ -395,17 +395,16 @@ def convolution_forward(
     output of an earlier convolution, see :func:`is_batch_innermost`) or
     that is small (up to 1 MiB, such as a batch of images; one transposing
     copy) gives an output that lies in memory likewise, as
-    ``(c_O, *out_size, n)``: each kernel
-    tap of each output row is then one contiguous run of
-    ``o_2 * ... * o_N * n`` elements, so building the patch matrices is a
-    few long copies instead of one short copy per image row (the VGG-style
-    step of ``benchmarks/`` 4-5 % and the LeNet-style step 14 % faster than
-    with channel-major outputs; in-process A/B, 2026-11-23). The patch
-    matrices are built for runs of output rows of about 4 MiB and kept as a
-    :class:`RowChunks`. Otherwise (larger inputs in other memory orders,
-    other backends) the patch matrix of :func:`im2col_matrix` is built and
-    multiplied in chunks of the batch, and the output has its channel axis
-    outermost in memory.
+    ``(c_O, *out_size, n)``. Each kernel tap of each output row is then one
+    contiguous run of ``o_2 * ... * o_N * n`` elements, so building the
+    patch matrices takes a few long copies instead of one short copy per
+    image row (the VGG-style step of ``benchmarks/`` 6 % and the LeNet-style
+    step 14 % faster than with channel-major outputs; in-process A/B,
+    2026-11-23). The patch matrices are built for runs of output rows of
+    about 4 MiB and kept as a :class:`RowChunks`. Otherwise (larger inputs
+    in other memory orders, other backends) the patch matrix of
+    :func:`im2col_matrix` is built and multiplied in chunks of the batch,
+    and the output has its channel axis outermost in memory.
 
     Args:
         x (:ref:`ndarray`): Input of shape ``(n, c_I, *spatial)``.
