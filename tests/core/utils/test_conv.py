@@ -318,3 +318,58 @@ def test_parse_dilate_groups():
         conv.parse_dilate_groups({"deterministic": True}, "f")
     with pytest.raises(TypeError, match=r"f\(\) got unexpected keyword argument"):
         conv.parse_dilate_groups({"foo": 1}, "f")
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize(
+    ("shape", "ksize", "pad", "dilate"),
+    [
+        ((3, 4, 9, 16), (3, 3), (1, 1), (1, 1)),
+        ((2, 3, 7, 12), (3, 2), (0, 1), (1, 1)),
+        ((4, 2, 10, 20), (5, 3), (2, 1), (1, 1)),
+        ((2, 3, 9, 40), (3, 3), (2, 2), (2, 2)),
+        ((1, 5, 6, 30), (2, 3), (0, 0), (1, 1)),
+    ],
+)
+def test_shift_forward_matches_patch_matrices(
+    monkeypatch, dtype, shape, ksize, pad, dilate
+):
+    # Without kept patch matrices, unit-stride 2-d convolutions are sums of
+    # per-tap GEMMs accumulated by the BLAS; they equal the patch-matrix
+    # result (the path that keeps them).
+    if conv._blas.gemm_function(dtype) is None:
+        pytest.skip("NumPy's BLAS exports no CBLAS gemm in this build")
+    calls = []
+    original = conv._shift_forward
+
+    def spy(*args):
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(conv, "_shift_forward", spy)
+    rng = numpy.random.default_rng(11)
+    x = rng.standard_normal(shape).astype(dtype)
+    W = rng.standard_normal((5, shape[1], *ksize)).astype(dtype)
+    b = rng.standard_normal(5).astype(dtype)
+    y, cols = conv.convolution_forward(x, W, b, (1, 1), pad, dilate=dilate)
+    assert cols is None
+    assert len(calls) == 1
+    assert conv.is_batch_innermost(y)
+    kept, _ = conv.convolution_forward(
+        x, W, b, (1, 1), pad, dilate=dilate, keep_col=True
+    )
+    assert len(calls) == 1
+    tol = 1e-4 if dtype == numpy.float32 else 1e-12
+    numpy.testing.assert_allclose(y, kept, rtol=tol, atol=tol)
+
+
+def test_shift_forward_is_skipped_where_padding_widens_rows_much():
+    # 8-pixel rows padded to 10: a quarter more GEMM columns; patch matrices.
+    x = numpy.zeros((2, 3, 8, 8), numpy.float32)
+    assert not conv._shift_applies(x, (3, 3), (1, 1), (1, 1), 1, (8, 8))
+    assert conv._shift_applies(
+        numpy.zeros((2, 3, 16, 16), numpy.float32), (3, 3), (1, 1), (1, 1), 1, (16, 16)
+    )
+    assert not conv._shift_applies(
+        numpy.zeros((2, 4, 16, 16), numpy.float32), (3, 3), (1, 1), (1, 1), 2, (16, 16)
+    )

@@ -1,0 +1,132 @@
+"""GEMM with accumulation (``C = A @ B + beta * C``) through NumPy's own OpenBLAS.
+
+``numpy.matmul`` always overwrites its output; a convolution computed as a
+sum of one GEMM per kernel tap (see ``conv._shift_forward``) needs the
+BLAS's ``beta``. NumPy's wheels link OpenBLAS and export its CBLAS
+interface (``scipy_cblas_sgemm64_`` from NumPy 2.0, ``cblas_sgemm64_`` in
+1.x); :func:`gemm_function` finds it among the libraries mapped into this
+process, checks it against ``numpy.matmul`` once, and returns a caller for
+it, or ``None`` wherever that fails (other BLAS builds, other systems):
+callers then take their NumPy-only path.
+"""
+
+import ctypes
+import glob
+import os
+
+import numpy
+
+_ROW_MAJOR = 101
+_NO_TRANS = 111
+_TRANS = 112
+
+_PREFIXES = ("scipy_cblas_", "cblas_")
+_SUFFIXES = ("64_", "")
+
+_cache = {}
+
+
+def _library_paths():
+    # NumPy's OpenBLAS: in the process's mapped libraries (Linux) or in the
+    # library folder of NumPy's wheel.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(numpy.__file__)))
+    paths = []
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(None, 5)
+                if len(fields) == 6:
+                    path = fields[5].strip()
+                    name = os.path.basename(path).lower()
+                    if "openblas" in name and path.startswith(root + os.sep):
+                        paths.append(path)
+    except OSError:
+        pass
+    for folder in ("numpy.libs", os.path.join("numpy", ".dylibs")):
+        paths += glob.glob(os.path.join(root, folder, "*openblas*"))
+    unique = []
+    for path in paths:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+def _bind(lib, letter):
+    # The CBLAS ?gemm of ``lib`` with its integer width, or None.
+    for prefix in _PREFIXES:
+        for suffix in _SUFFIXES:
+            fn = getattr(lib, f"{prefix}{letter}gemm{suffix}", None)
+            if fn is None:
+                continue
+            integer = ctypes.c_int64 if suffix == "64_" else ctypes.c_int
+            real = ctypes.c_float if letter == "s" else ctypes.c_double
+            ptr = ctypes.c_void_p
+            fn.argtypes = (
+                ctypes.c_int, ctypes.c_int, ctypes.c_int, integer, integer, integer,
+                real, ptr, integer, ptr, integer, real, ptr, integer,
+            )  # fmt: skip
+            fn.restype = None
+            return fn
+    return None
+
+
+def _make_caller(fn):
+    def gemm(
+        m, n, k, a, lda, b, ldb, beta, c, ldc, a_offset=0, b_offset=0, transb=False
+    ):
+        # Row-major C[m, n] = A[m, k] @ op(B) + beta * C; arrays given as
+        # C-contiguous NumPy buffers, offsets in elements.
+        fn(
+            _ROW_MAJOR, _NO_TRANS, _TRANS if transb else _NO_TRANS, m, n, k, 1.0,
+            a.ctypes.data + a_offset * a.itemsize, lda,
+            b.ctypes.data + b_offset * b.itemsize, ldb,
+            beta, c.ctypes.data, ldc,
+        )  # fmt: skip
+
+    return gemm
+
+
+def _verified(gemm, dtype):
+    # One small product with accumulation, against numpy.matmul.
+    rng = numpy.random.RandomState(0)
+    a = rng.standard_normal((3, 4)).astype(dtype)
+    b = rng.standard_normal((4, 5)).astype(dtype)
+    c = rng.standard_normal((3, 5)).astype(dtype)
+    expected = a @ b + c
+    gemm(3, 5, 4, a, 4, b, 5, 1.0, c, 5)
+    return numpy.allclose(c, expected, rtol=1e-4, atol=1e-4)
+
+
+def gemm_function(dtype):
+    """Returns an accumulating GEMM for ``dtype`` (float32 or float64), or None.
+
+    The caller is ``gemm(m, n, k, a, lda, b, ldb, beta, c, ldc, a_offset=0,
+    b_offset=0, transb=False)`` on C-contiguous NumPy buffers ``a``, ``b``
+    and ``c`` of ``dtype`` (row-major, leading dimensions and offsets in
+    elements): ``C = A @ op(B) + beta * C``. The caller must keep every
+    element it names inside the buffers.
+    """
+    dtype = numpy.dtype(dtype)
+    if dtype not in _cache:
+        _cache[dtype] = _find(dtype)
+    return _cache[dtype]
+
+
+def _find(dtype):
+    letter = {numpy.dtype(numpy.float32): "s", numpy.dtype(numpy.float64): "d"}.get(
+        dtype
+    )
+    if letter is None:
+        return None
+    for path in _library_paths():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        fn = _bind(lib, letter)
+        if fn is None:
+            continue
+        gemm = _make_caller(fn)
+        if _verified(gemm, dtype):
+            return gemm
+    return None
