@@ -23,7 +23,7 @@ _TRANS = 112
 _PREFIXES = ("scipy_cblas_", "cblas_")
 _SUFFIXES = ("64_", "")
 
-_cache = {}
+_cache: dict = {}
 
 
 def _library_paths():
