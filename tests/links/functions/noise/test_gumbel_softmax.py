@@ -1,6 +1,3 @@
-import contextlib
-from unittest import mock
-
 import numpy
 import pytest
 
@@ -10,22 +7,6 @@ from chainer.functions.noise import gumbel_softmax
 from chainer.utils import type_check
 
 _FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _noise_from_numpy(device, name):
-    """Makes ``device.xp.random.<name>`` draw from NumPy's seeded generator.
-
-    The function under test draws its noise with the array module of its
-    inputs; on CuPy the same seed gives other numbers than NumPy's, so the
-    draws are taken from NumPy and sent to the device, and the expected
-    values (computed with NumPy) stay comparable.
-    """
-    if device.xp is numpy:
-        return contextlib.nullcontext()
-    draw = getattr(numpy.random, name)
-    return mock.patch.object(
-        device.xp.random, name, lambda *args, **kw: device.send(draw(*args, **kw))
-    )
 
 
 def _softmax(x, axis):
@@ -59,7 +40,7 @@ class TestGumbelSoftmax(testing.FunctionTestCase):
         (log_pi,) = inputs
         # The same Gumbel noise on every call, as the gradient checks need.
         numpy.random.seed(self.seed)
-        with _noise_from_numpy(device, "gumbel"):
+        with testing.random._draws_from_numpy(device, "gumbel"):
             return (gumbel_softmax.gumbel_softmax(log_pi, self.tau, self.axis),)
 
     def forward_expected(self, inputs):

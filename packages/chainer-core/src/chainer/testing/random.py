@@ -119,3 +119,29 @@ def generate_seed():
         int: A seed in ``[0, 2**32 - 1)``.
     """
     return int(numpy.random.randint(0xFFFFFFFF, dtype=numpy.int64))
+
+
+def _draws_from_numpy(device, name):
+    """Makes ``device.xp.random.<name>`` draw from NumPy's seeded generator.
+
+    A function under test draws its noise with the array module of its
+    inputs; on CuPy the same seed gives other numbers than NumPy's, so the
+    draws are taken from NumPy and sent to the device, and expected values
+    computed with NumPy stay comparable. A no-op context on NumPy.
+
+    Args:
+        device: The backend device of the test (its ``xp`` and ``send``).
+        name (str): The ``random`` function to replace, e.g. ``"gumbel"``.
+
+    Returns:
+        A context manager.
+    """
+    import contextlib
+    from unittest import mock
+
+    if device.xp is numpy:
+        return contextlib.nullcontext()
+    draw = getattr(numpy.random, name)
+    return mock.patch.object(
+        device.xp.random, name, lambda *args, **kw: device.send(draw(*args, **kw))
+    )

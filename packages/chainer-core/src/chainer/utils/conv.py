@@ -450,27 +450,38 @@ def convolution_forward(
         y = grouped_matmul(w2, col, groups)
         cols.append((0, n, col))
     else:
-        # The patch matrices first, then their GEMMs back to back (see
-        # _CHUNK_BYTES on why they do not alternate): all of them when they
-        # are kept anyway, else _WHOLE_BYTES of them at a time.
         y = xp.empty((out_channels, n * size), x.dtype)
-        per_group = len(chunks)
-        if not keep_col:
-            per_chunk = w2.shape[1] * size * x.itemsize * (chunks[0][1] - chunks[0][0])
-            per_group = max(1, _WHOLE_BYTES // per_chunk)
-        for g in range(0, len(chunks), per_group):
-            group = [
-                (i, j, im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)[0])
-                for i, j in chunks[g : g + per_group]
-            ]
-            for i, j, col in group:
-                grouped_matmul(w2, col, groups, out=y[:, i * size : j * size])
-            if keep_col:
-                cols.extend(group)
+
+        def patches(i, j):
+            return im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)[0]
+
+        _multiply_chunks(
+            chunks, patches, w2, groups, y, size,
+            w2.shape[1] * size * x.itemsize * (chunks[0][1] - chunks[0][0]),
+            cols if keep_col else None,
+        )  # fmt: skip
     if b is not None:
         y += b[:, None]
     y = y.reshape(out_channels, n, *out_size).swapaxes(0, 1)
     return y, (cols if keep_col else None)
+
+
+def _multiply_chunks(chunks, patches, w2, groups, out, unit, chunk_bytes, cols):
+    # For each chunk (start, stop), patches(start, stop) is its patch
+    # matrix and columns start * unit to stop * unit of ``out`` its product
+    # with ``w2``. The patch matrices are built first, then their GEMMs run
+    # back to back (see _CHUNK_BYTES on why they do not alternate): all of
+    # them when they are kept (appended to the list ``cols``), else
+    # _WHOLE_BYTES of them at a time (``cols`` None).
+    per_group = len(chunks)
+    if cols is None:
+        per_group = max(1, _WHOLE_BYTES // max(1, chunk_bytes))
+    for g in range(0, len(chunks), per_group):
+        group = [(i, j, patches(i, j)) for i, j in chunks[g : g + per_group]]
+        for i, j, col in group:
+            grouped_matmul(w2, col, groups, out=out[:, i * unit : j * unit])
+        if cols is not None:
+            cols.extend(group)
 
 
 class RowChunks(list):
@@ -540,17 +551,10 @@ def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, ke
         else:
             step = max(1, _CHUNK_BYTES // per_row)
         chunks = [(r, min(out_size[0], r + step)) for r in range(0, out_size[0], step)]
-        # The patch matrices first, then their GEMMs (see _CHUNK_BYTES): all
-        # of them when they are kept, else _WHOLE_BYTES of them at a time.
-        per_group = (
-            len(chunks) if keep_col else max(1, _WHOLE_BYTES // max(1, step * per_row))
-        )
-        for g in range(0, len(chunks), per_group):
-            group = [(i, j, patches(i, j)) for i, j in chunks[g : g + per_group]]
-            for i, j, col in group:
-                grouped_matmul(w2, col, groups, out=y2[:, i * row_size : j * row_size])
-            if keep_col:
-                cols.extend(group)
+        _multiply_chunks(
+            chunks, patches, w2, groups, y2, row_size, step * per_row,
+            cols if keep_col else None,
+        )  # fmt: skip
     if b is not None:
         y += b.reshape((-1,) + (1,) * (nd + 1))
     return y.transpose(nd + 1, 0, *range(1, nd + 1)), (cols if keep_col else None)

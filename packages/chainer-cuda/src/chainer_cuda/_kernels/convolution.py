@@ -45,6 +45,13 @@ def _covered(node, *arrays):
     return node.ndim <= _MAX_NDIM and all(a.size for a in arrays)
 
 
+def _retained_in_dtype_of(node, x, other):
+    # Retains both inputs, as the nodes' forwards do, and returns the second
+    # (W or gy) in the dtype of x.
+    node.retain_inputs(_INPUTS)
+    return other if other.dtype == x.dtype else other.astype(x.dtype)
+
+
 def _im2col(x, ksize, stride, pad, dilate, out_size):
     """Patch matrix ``(c * prod(ksize), n * prod(out_size))`` of ``x``."""
     n, c = x.shape[:2]
@@ -87,9 +94,7 @@ def convolution(node, inputs):
     x, W = inputs[:2]
     if not _covered(node, x, W):
         return node.forward(inputs)
-    node.retain_inputs(_INPUTS)
-    if W.dtype != x.dtype:
-        W = W.astype(x.dtype)
+    W = _retained_in_dtype_of(node, x, W)
     n = x.shape[0]
     out_channels = W.shape[0]
     ksize = W.shape[2:]
@@ -121,10 +126,8 @@ def convolution_grad_weight(node, inputs):
     x, gy = inputs
     if not _covered(node, x, gy):
         return node.forward(inputs)
-    node.retain_inputs(_INPUTS)
+    gy = _retained_in_dtype_of(node, x, gy)
     cols, node._cols = node._cols, None
-    if gy.dtype != x.dtype:
-        gy = gy.astype(x.dtype)
     out_channels = gy.shape[1]
     out_size = gy.shape[2:]
     size = math.prod(out_size)
@@ -162,9 +165,7 @@ def deconvolution(node, inputs):
     x, W = inputs[:2]
     if not _covered(node, x, W):
         return node.forward(inputs)
-    node.retain_inputs(_INPUTS)
-    if W.dtype != x.dtype:
-        W = W.astype(x.dtype)
+    W = _retained_in_dtype_of(node, x, W)
     n, in_channels = x.shape[:2]
     in_size = x.shape[2:]
     ksize = W.shape[2:]
