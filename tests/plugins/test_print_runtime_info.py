@@ -40,6 +40,23 @@ def test_reports_host_memory_retention(monkeypatch):
     assert "Host memory retention: malloc defaults" in _info()
 
 
+def test_reports_cpu_threads(monkeypatch):
+    from chainer.utils import _parallel
+
+    class Blas:
+        def num_threads(self):
+            return 3
+
+        def idle_spin(self):
+            return 20
+
+    monkeypatch.setitem(_parallel._state, "team", _parallel._Team(Blas()))
+    expected = "CPU threads for convolutions: 3 (OpenBLAS idle spin 2**20 cycles)"
+    assert expected in _info()
+    monkeypatch.setitem(_parallel._state, "team", None)
+    assert "CPU threads for convolutions: off" in _info()
+
+
 def test_does_not_import_cupy_or_h5py():
     cupy_before = "cupy" in sys.modules
     h5py_before = "h5py" in sys.modules

@@ -3,6 +3,7 @@ import itertools
 import numpy
 import pytest
 
+from chainer.utils import _parallel
 from chainer.utils import conv
 
 
@@ -215,6 +216,8 @@ def test_convolution_forward_groups_of_chunks(monkeypatch, whole_rows):
     # One output row per chunk; without keep_col the patch matrices of up
     # to _WHOLE_BYTES (here 0, 2 or 3 rows: groups of 1, 2 or 3 chunks) are
     # built before their GEMMs. Every grouping gives the kept-matrix result.
+    # (Single-threaded: a CPU team takes items of _ITEM_BYTES instead.)
+    monkeypatch.setitem(_parallel._state, "team", None)
     rng = numpy.random.default_rng(7)
     x = rng.standard_normal((5, 4, 6, 7))
     W = rng.standard_normal((3, 4, 3, 3))
@@ -373,3 +376,146 @@ def test_shift_forward_is_skipped_where_padding_widens_rows_much():
     assert not conv._shift_applies(
         numpy.zeros((2, 4, 16, 16), numpy.float32), (3, 3), (1, 1), (1, 1), 2, (16, 16)
     )
+
+
+class _FakeBLAS:
+    # Thread controls of a BLAS with ``threads`` threads (records the counts
+    # set), so that a CPU team of that width runs on any machine.
+
+    def __init__(self, threads):
+        self.threads = threads
+        self.set_counts = []
+
+    def num_threads(self):
+        return self.threads
+
+    def set_num_threads(self, n):
+        self.set_counts.append(n)
+        self.threads = n
+
+
+@pytest.fixture(params=[1, 2, 3], ids=["serial", "team2", "team3"])
+def cpu_threads(request, monkeypatch):
+    """Runs the test without a CPU team or with a team of 2 or 3 threads."""
+    team = None if request.param == 1 else _parallel._Team(_FakeBLAS(request.param))
+    monkeypatch.setitem(_parallel._state, "team", team)
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize(
+    ("shape", "ksize", "stride", "pad", "groups"),
+    [
+        ((4, 6, 12, 10), (3, 3), (1, 1), (1, 1), 1),
+        ((3, 4, 11, 9), (3, 2), (2, 1), (1, 0), 2),
+        ((2, 3, 9, 8, 7), (2, 3, 3), (1, 1, 1), (1, 1, 1), 1),
+    ],
+)
+def test_convolution_items_on_cpu_threads(
+    monkeypatch, cpu_threads, dtype, shape, ksize, stride, pad, groups
+):
+    # Whatever the number of threads, the forward (with and without kept
+    # patch matrices) and the weight gradient from what the forward kept
+    # agree with patch matrices built in one piece; with a team, the items
+    # hold one output row each here and the patch matrices are rebuilt for
+    # the weight gradient.
+    monkeypatch.setattr(conv, "_ITEM_BYTES", 1)
+    rng = numpy.random.default_rng(12)
+    x = rng.standard_normal(shape).astype(dtype)
+    c_out = 4
+    W = rng.standard_normal((c_out, shape[1] // groups, *ksize)).astype(dtype)
+    y, cols = conv.convolution_forward(
+        x, W, None, stride, pad, groups=groups, keep_col=True
+    )
+    assert isinstance(cols, conv.RowChunks)
+    out_rows = y.shape[2]
+    if cpu_threads > 1:
+        assert [(i, j) for i, j, _ in cols] == [(r, r + 1) for r in range(out_rows)]
+        assert all(col is None for _, _, col in cols)
+    col, _ = _matrix_reference(x, ksize, stride, pad, False, None)
+    w2 = W.reshape(groups, c_out // groups, -1)
+    col_g = col.reshape(groups, -1, col.shape[1])
+    expected = numpy.concatenate([w2[g] @ col_g[g] for g in range(groups)])
+    expected = expected.reshape(c_out, shape[0], *y.shape[2:]).swapaxes(0, 1)
+    tol = 1e-4 if dtype == numpy.float32 else 1e-12
+    numpy.testing.assert_allclose(y, expected, rtol=tol, atol=tol)
+    y2, none = conv.convolution_forward(x, W, None, stride, pad, groups=groups)
+    assert none is None
+    numpy.testing.assert_allclose(y2, expected, rtol=tol, atol=tol)
+    gy = rng.standard_normal(y.shape).astype(dtype)
+    gW = conv.convolution_grad_weight(
+        x, gy, ksize, stride, pad, groups=groups, cols=cols
+    )
+    gy2 = gy.swapaxes(0, 1).reshape(groups, c_out // groups, -1)
+    expected_gW = numpy.concatenate(
+        [gy2[g] @ col_g[g].T for g in range(groups)]
+    ).reshape(c_out, -1)
+    numpy.testing.assert_allclose(gW, expected_gW, rtol=tol, atol=10 * tol)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_shift_forward_blocks_on_cpu_threads(monkeypatch, cpu_threads, dtype):
+    # The per-tap GEMMs of a row block run on one thread; blocks of one row
+    # (here) give the single-block result.
+    if conv._blas.gemm_function(dtype) is None:
+        pytest.skip("NumPy's BLAS exports no CBLAS gemm in this build")
+    monkeypatch.setattr(conv, "_ITEM_BYTES", 1)
+    rng = numpy.random.default_rng(13)
+    x = rng.standard_normal((3, 5, 10, 16)).astype(dtype)
+    W = rng.standard_normal((6, 5, 3, 3)).astype(dtype)
+    b = rng.standard_normal(6).astype(dtype)
+    calls = []
+    original = conv._shift_forward
+
+    def spy(*args):
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(conv, "_shift_forward", spy)
+    y, _ = conv.convolution_forward(x, W, b, (1, 1), (1, 1))
+    assert len(calls) == 1
+    col, _ = _matrix_reference(x, (3, 3), (1, 1), (1, 1), False, None)
+    expected = (W.reshape(6, -1) @ col).reshape(6, 3, 10, 16).swapaxes(0, 1)
+    expected = expected + b.reshape(1, -1, 1, 1)
+    tol = 1e-4 if dtype == numpy.float32 else 1e-12
+    numpy.testing.assert_allclose(y, expected, rtol=tol, atol=tol)
+
+
+def test_cpu_team_sets_the_blas_to_one_thread_and_back(monkeypatch):
+    blas = _FakeBLAS(2)
+    monkeypatch.setitem(_parallel._state, "team", _parallel._Team(blas))
+    x = numpy.ones((2, 3, 8, 8), numpy.float32)
+    W = numpy.ones((2, 3, 3, 3), numpy.float32)
+    monkeypatch.setattr(conv, "_ITEM_BYTES", 1)
+    conv.convolution_forward(x, W, None, (1, 1), (1, 1), keep_col=True)
+    assert blas.set_counts
+    assert blas.set_counts[::2] == [1] * (len(blas.set_counts) // 2)
+    assert blas.threads == 2
+
+
+@pytest.mark.parametrize(
+    ("shape", "ksize", "stride", "pad", "out_size"),
+    [
+        ((3, 6, 5, 5), (3, 3), (1, 1), (1, 1), (5, 5)),
+        ((2, 4, 4, 3), (3, 2), (2, 1), (1, 0), (8, 4)),
+    ],
+)
+def test_deconvolution_on_cpu_threads(
+    monkeypatch, cpu_threads, shape, ksize, stride, pad, out_size
+):
+    # With or without a CPU team, the scatter-add form of a batch-innermost
+    # input is the adjoint of the convolution, with a dense batch-innermost
+    # output.
+    monkeypatch.setattr(conv, "_ITEM_BYTES", 1)
+    rng = numpy.random.default_rng(14)
+    gy = numpy.ascontiguousarray(
+        rng.standard_normal((shape[1], *shape[2:], shape[0]))
+    ).transpose(3, 0, 1, 2)
+    W = rng.standard_normal((shape[1], 5, *ksize))
+    gx = conv.deconvolution_forward(gy, W, None, stride, pad, out_size)
+    assert gx.shape == (shape[0], 5, *out_size)
+    assert conv.is_batch_innermost(gx)
+    x = rng.standard_normal(gx.shape)
+    y, _ = conv.convolution_forward(x, W, None, stride, pad)
+    assert y.shape == gy.shape
+    numpy.testing.assert_allclose((y * gy).sum(), (x * gx).sum(), rtol=1e-10)

@@ -65,6 +65,7 @@ from chainer.sequential import Sequential
 from chainer.serializer import AbstractSerializer
 from chainer.serializer import Deserializer
 from chainer.serializer import Serializer
+from chainer.utils import _parallel
 from chainer.variable import Parameter
 from chainer.variable import Variable
 from chainer.variable import as_array
@@ -192,6 +193,7 @@ def _set_defaults(gc):
 
 _set_defaults(global_config)
 _host_memory.configure_from_environment()
+_parallel.configure_from_environment()
 
 
 def is_debug():

@@ -51,6 +51,15 @@ def _retention_status() -> str:
     return f"{nbytes} bytes"
 
 
+def _cpu_threads_status() -> str:
+    from chainer.utils import _parallel
+
+    team = _parallel._state["team"]
+    if team is None:
+        return "off"
+    return f"{_parallel.width()} (OpenBLAS idle spin 2**{team.blas.idle_spin()} cycles)"
+
+
 def _format_key(key) -> str:
     if isinstance(key, tuple):
         node_class, backend_name = key
@@ -87,7 +96,8 @@ def print_runtime_info(out=None) -> None:
     """Shows Chainer runtime information.
 
     Prints the platform, Python, Chainer, NumPy, CuPy and h5py versions, the
-    host memory retention (see ``chainer.backend.set_host_memory_retention``)
+    host memory retention (see ``chainer.backend.set_host_memory_retention``),
+    the CPU threads that NumPy convolutions use (``CHAINER_CPU_PARALLEL``)
     and the installed plugins with what each registered. CuPy is not
     imported to find its version.
 
@@ -120,6 +130,7 @@ def print_runtime_info(out=None) -> None:
         "iDeep: Not Available",
         f"h5py: {_optional_version('h5py', 'h5py')}",
         f"Host memory retention: {_retention_status()}",
+        f"CPU threads for convolutions: {_cpu_threads_status()}",
         header,
         *_plugin_lines(),
     ]

@@ -72,15 +72,16 @@ def _bind(lib, letter):
 
 def _make_caller(fn):
     def gemm(
-        m, n, k, a, lda, b, ldb, beta, c, ldc, a_offset=0, b_offset=0, transb=False
-    ):
+        m, n, k, a, lda, b, ldb, beta, c, ldc, a_offset=0, b_offset=0, transb=False,
+        c_offset=0,
+    ):  # fmt: skip
         # Row-major C[m, n] = A[m, k] @ op(B) + beta * C; arrays given as
         # C-contiguous NumPy buffers, offsets in elements.
         fn(
             _ROW_MAJOR, _NO_TRANS, _TRANS if transb else _NO_TRANS, m, n, k, 1.0,
             a.ctypes.data + a_offset * a.itemsize, lda,
             b.ctypes.data + b_offset * b.itemsize, ldb,
-            beta, c.ctypes.data, ldc,
+            beta, c.ctypes.data + c_offset * c.itemsize, ldc,
         )  # fmt: skip
 
     return gemm
@@ -101,9 +102,10 @@ def gemm_function(dtype):
     """Returns an accumulating GEMM for ``dtype`` (float32 or float64), or None.
 
     The caller is ``gemm(m, n, k, a, lda, b, ldb, beta, c, ldc, a_offset=0,
-    b_offset=0, transb=False)`` on C-contiguous NumPy buffers ``a``, ``b``
-    and ``c`` of ``dtype`` (row-major, leading dimensions and offsets in
-    elements): ``C = A @ op(B) + beta * C``. The caller must keep every
+    b_offset=0, transb=False, c_offset=0)`` on C-contiguous NumPy buffers
+    ``a``, ``b`` and ``c`` of ``dtype`` (row-major, leading dimensions and
+    offsets in elements): ``C = A @ op(B) + beta * C``. It releases the GIL
+    while it runs. The caller must keep every
     element it names inside the buffers.
     """
     dtype = numpy.dtype(dtype)
@@ -129,4 +131,98 @@ def _find(dtype):
         gemm = _make_caller(fn)
         if _verified(gemm, dtype):
             return gemm
+    return None
+
+
+class OpenBLASThreads:
+    """The thread controls of NumPy's OpenBLAS.
+
+    ``num_threads()`` and ``set_num_threads(n)`` are OpenBLAS's own (the
+    count applies to every thread of the process). ``set_idle_spin(e)``
+    makes an idle worker thread spin ``2 ** e`` CPU cycles before it sleeps
+    (OpenBLAS's ``OPENBLAS_THREAD_TIMEOUT``, read at start-up, 2 ** 28 by
+    default, about 0.1 s): it sets that variable, has OpenBLAS read its
+    environment again and stops its workers, which the next threaded call
+    starts anew. Call it only while no other thread runs a BLAS call.
+    """
+
+    def __init__(self, lib, get, set_, read_env, shutdown, timeout):
+        self._lib = lib
+        self._get = get
+        self._set = set_
+        self._read_env = read_env
+        self._shutdown = shutdown
+        self._timeout = timeout
+
+    def num_threads(self):
+        return int(self._get())
+
+    def set_num_threads(self, n):
+        self._set(int(n))
+
+    def idle_spin(self):
+        """The exponent OpenBLAS uses (0 where it keeps its built-in default)."""
+        return int(self._timeout())
+
+    def set_idle_spin(self, exponent):
+        os.environ["OPENBLAS_THREAD_TIMEOUT"] = str(int(exponent))
+        self._read_env()
+        self._shutdown()
+
+
+_GET_NAMES = (
+    "scipy_openblas_get_num_threads64_",
+    "openblas_get_num_threads64_",
+    "openblas_get_num_threads",
+)
+_SET_NAMES = (
+    "scipy_openblas_set_num_threads64_",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
+
+
+def openblas_threads():
+    """Returns :class:`OpenBLASThreads` for NumPy's OpenBLAS, or None.
+
+    None where NumPy's BLAS is not an OpenBLAS with a pthreads thread pool
+    that exports these functions (other BLAS libraries, other systems).
+    """
+    if "threads" not in _cache:
+        _cache["threads"] = _find_threads()
+    return _cache["threads"]
+
+
+def _first(lib, names):
+    for name in names:
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            return fn
+    return None
+
+
+def _find_threads():
+    for path in _library_paths():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        get = _first(lib, _GET_NAMES)
+        set_ = _first(lib, _SET_NAMES)
+        read_env = getattr(lib, "openblas_read_env", None)
+        shutdown = getattr(lib, "blas_thread_shutdown_", None)
+        timeout = getattr(lib, "openblas_thread_timeout", None)
+        if None in (get, set_, read_env, shutdown, timeout):
+            continue
+        get.restype = ctypes.c_int
+        get.argtypes = ()
+        set_.restype = None
+        set_.argtypes = (ctypes.c_int,)
+        read_env.restype = None
+        read_env.argtypes = ()
+        shutdown.restype = ctypes.c_int
+        shutdown.argtypes = ()
+        timeout.restype = ctypes.c_int
+        timeout.argtypes = ()
+        return OpenBLASThreads(lib, get, set_, read_env, shutdown, timeout)
     return None

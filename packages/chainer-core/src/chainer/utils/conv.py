@@ -17,6 +17,7 @@ import numpy
 
 from chainer import backend
 from chainer.utils import _blas
+from chainer.utils import _parallel
 
 
 def get_conv_outsize(size, k, s, p, cover_all=False, d=1):
@@ -331,6 +332,18 @@ _WHOLE_BYTES = 16 << 20
 # C-order input costs more than the path saves (6 ms for a (64, 32, 32, 32)
 # float32 array, whose convolution then took 27 ms instead of 19).
 _TRANSPOSE_BYTES = 1 << 20
+# With a CPU team (chainer.utils._parallel), batch-innermost convolutions run
+# in items of about this many bytes of patch matrix (at least one output row
+# each, and at least one item per thread), each copied and multiplied by one
+# thread, and their patch matrices are built again for the weight gradient
+# instead of kept (_REBUILD_PATCHES). VGG-style step of
+# benchmarks/workloads/convnet_step.py, in-process A/B alternating per step
+# (2 cores, 2026-11-23): with the team 164.6-174.2 ms median against
+# 170.1-188.1 without (25-30 of 30 steps faster); rebuilding against keeping
+# the patch matrices 152.7 vs 158.0 ms (27 of 30); items of 0.5 or 2 MiB no
+# faster than 1 MiB.
+_ITEM_BYTES = 1 << 20
+_REBUILD_PATCHES = True
 
 
 def _batch_chunks(n, bytes_per_image):
@@ -402,7 +415,10 @@ def convolution_forward(
     image row (the VGG-style step of ``benchmarks/`` 6 % and the LeNet-style
     step 14 % faster than with channel-major outputs; in-process A/B,
     2026-11-23). The patch matrices are built for runs of output rows of
-    about 4 MiB and kept as a :class:`RowChunks`. Otherwise (larger inputs
+    about 4 MiB and kept as a :class:`RowChunks`; with a CPU team (see
+    ``chainer.utils._parallel``) each thread copies and multiplies runs of
+    about 1 MiB in turn, and the :class:`RowChunks` rebuilds them for the
+    weight gradient instead of keeping them. Otherwise (larger inputs
     in other memory orders, other backends) the patch matrix of
     :func:`im2col_matrix` is built and multiplied in chunks of the batch,
     and the output has its channel axis outermost in memory.
@@ -489,8 +505,16 @@ class RowChunks(list):
 
     Items are ``(start, stop, col)``: the patch matrix of output rows
     ``start:stop`` (first spatial axis) of every image, with columns
-    ``(o_1, ..., o_N, n)``.
+    ``(o_1, ..., o_N, n)``, or None where :meth:`matrix` builds it again
+    from the input (``rebuild``).
     """
+
+    rebuild = None
+
+    def matrix(self, k):
+        """The patch matrix of item ``k`` (built anew if not kept)."""
+        start, stop, col = self[k]
+        return self.rebuild(start, stop) if col is None else col
 
 
 def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, keep_col):
@@ -546,15 +570,33 @@ def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, ke
             return numpy.ascontiguousarray(view).reshape(rows, -1)
 
         per_row = rows * row_size * x.itemsize
-        if out_size[0] * per_row <= _WHOLE_BYTES:
+        threads = _parallel.width() if per_row else 1
+        if threads > 1:
+            step = max(1, min(_ITEM_BYTES // per_row, -(-out_size[0] // threads)))
+        elif out_size[0] * per_row <= _WHOLE_BYTES:
             step = out_size[0]
         else:
             step = max(1, _CHUNK_BYTES // per_row)
         chunks = [(r, min(out_size[0], r + step)) for r in range(0, out_size[0], step)]
-        _multiply_chunks(
-            chunks, patches, w2, groups, y2, row_size, step * per_row,
-            cols if keep_col else None,
-        )  # fmt: skip
+        if threads > 1 and len(chunks) > 1:
+            keep = keep_col and not _REBUILD_PATCHES
+
+            def item(k):
+                start, stop = chunks[k]
+                out = y2[:, start * row_size : stop * row_size]
+                col = patches(start, stop)
+                grouped_matmul(w2, col, groups, out=out)
+                return (start, stop, col if keep else None)
+
+            kept = _parallel.run(item, len(chunks))
+            if keep_col:
+                cols.rebuild = patches
+                cols.extend(kept)
+        else:
+            _multiply_chunks(
+                chunks, patches, w2, groups, y2, row_size, step * per_row,
+                cols if keep_col else None,
+            )  # fmt: skip
     if b is not None:
         y += b.reshape((-1,) + (1,) * (nd + 1))
     return y.transpose(nd + 1, 0, *range(1, nd + 1)), (cols if keep_col else None)
@@ -583,7 +625,10 @@ def _shift_forward(gemm, x, W, b, pad, pad_hi, dilate, out_size):
     # first o_2 columns are the result (the others read into the next row;
     # the spare row keeps the last tap in the buffer). No patch copies: the
     # input gradients of the VGG-style step's 32x32 and 16x16 layers run
-    # 20-25 % faster than with patch matrices (2026-11-23).
+    # 20-25 % faster than with patch matrices (2026-11-23). With a CPU team
+    # the output rows go to the threads in blocks of about _ITEM_BYTES, each
+    # block's nine GEMMs on one thread (its block of the output stays in that
+    # core's cache between them).
     n, channels = x.shape[:2]
     out_channels = W.shape[0]
     kh, kw = W.shape[2:]
@@ -594,14 +639,27 @@ def _shift_forward(gemm, x, W, b, pad, pad_hi, dilate, out_size):
     wide = numpy.empty((out_channels, out_h, width, n), x.dtype)
     size = out_h * width * n
     plane = rows * width * n
-    for i in range(kh):
-        for j in range(kw):
-            gemm(
-                out_channels, size, channels, taps, channels, xb, plane,
-                0.0 if i == j == 0 else 1.0, wide, size,
-                a_offset=(i * kw + j) * out_channels * channels,
-                b_offset=(i * dilate[0] * width + j * dilate[1]) * n,
-            )  # fmt: skip
+    row = width * n
+    threads = _parallel.width()
+    step = out_h
+    if threads > 1:
+        row_bytes = out_channels * row * x.itemsize
+        step = max(1, min(_ITEM_BYTES // row_bytes, -(-out_h // threads)))
+    blocks = [(r, min(out_h, r + step)) for r in range(0, out_h, step)]
+
+    def item(k):
+        start, stop = blocks[k]
+        for i in range(kh):
+            for j in range(kw):
+                gemm(
+                    out_channels, (stop - start) * row, channels, taps, channels,
+                    xb, plane, 0.0 if i == j == 0 else 1.0, wide, size,
+                    a_offset=(i * kw + j) * out_channels * channels,
+                    b_offset=(start + i * dilate[0]) * row + j * dilate[1] * n,
+                    c_offset=start * row,
+                )  # fmt: skip
+
+    _parallel.run(item, len(blocks))
     y = numpy.ascontiguousarray(wide[:, :, :out_w])
     if b is not None:
         y += b.reshape(-1, 1, 1, 1)
@@ -647,16 +705,25 @@ def convolution_grad_weight(
             (i, j, im2col_matrix(x[i:j], ksize, stride, pad, cover_all, dilate)[0])
             for i, j in chunks
         ]
+
     # The transposed product col @ gy^T per chunk: 1.1-1.6x faster than
     # gy @ col^T for the small output-channel counts of the VGG-style and
     # LeNet-style layers (2 BLAS threads).
-    gW_t = None
-    for i, j, col in cols:
-        g = grouped_matmul(col, gy2[:, i * size : j * size], groups, transb=True)
-        if gW_t is None:
-            gW_t = g
-        else:
-            gW_t += g
+    def item(k):
+        i, j, col = cols[k]
+        if col is None:
+            col = cols.matrix(k)
+        return grouped_matmul(col, gy2[:, i * size : j * size], groups, transb=True)
+
+    # Summed in item order whichever thread made each term (NumPy only: a
+    # GPU's current device and stream belong to the calling thread).
+    if backend.get_array_module(gy) is numpy:
+        parts = _parallel.run(item, len(cols))
+    else:
+        parts = [item(k) for k in range(len(cols))]
+    gW_t = parts[0]
+    for g in parts[1:]:
+        gW_t += g
     if groups == 1:
         return gW_t.T
     # Rows of group g of gW_t are block g's (c_I / groups * prod(ksize),
@@ -718,6 +785,8 @@ def deconvolution_forward(
         # (width x batch) elements instead of short rows of width elements
         # (4x faster for the LeNet-style layers).
         x2 = xp.ascontiguousarray(x.transpose(1, *range(2, nd + 2), 0))
+        # (One GEMM here: blocks of output channels on a CPU team's threads
+        # made the VGG-style step slower, 166 vs 160 ms, 10 of 40 steps.)
         col = grouped_matmul(w2, x2.reshape(in_channels, -1), groups, transa=True)
         col = col.reshape(out_channels, *ksize, *in_size, n)
         img = xp.zeros((out_channels, *padded, n), x.dtype)

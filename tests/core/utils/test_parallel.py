@@ -1,0 +1,216 @@
+"""The CPU team of chainer.utils._parallel: items on threads, BLAS single-threaded."""
+
+import os
+import subprocess
+import sys
+import threading
+import warnings
+
+import pytest
+
+from chainer.utils import _blas
+from chainer.utils import _parallel
+
+
+class _FakeBLAS:
+    # Thread controls of a BLAS with ``threads`` threads; records the counts.
+
+    def __init__(self, threads):
+        self.threads = threads
+        self.set_counts = []
+
+    def num_threads(self):
+        return self.threads
+
+    def set_num_threads(self, n):
+        self.set_counts.append(n)
+        self.threads = n
+
+
+@pytest.fixture
+def team(monkeypatch):
+    """A team of 3 threads over a fake BLAS (any machine)."""
+    blas = _FakeBLAS(3)
+    team = _parallel._Team(blas)
+    monkeypatch.setitem(_parallel._state, "team", team)
+    return team
+
+
+def test_results_in_item_order_and_items_interleaved_over_threads(team):
+    seen = {}
+    lock = threading.Lock()
+    barrier = threading.Barrier(3, timeout=10)
+
+    def fn(i):
+        if i < 3:
+            barrier.wait()  # the first item of each thread runs at once
+        with lock:
+            seen[i] = (threading.get_ident(), team.blas.num_threads())
+        return i * i
+
+    assert _parallel.run(fn, 8) == [i * i for i in range(8)]
+    assert _parallel.width() == 3
+    threads = [seen[i][0] for i in range(8)]
+    for i in range(8):
+        assert threads[i] == threads[i % 3]
+    assert len(set(threads[:3])) == 3
+    assert threads[0] == threading.get_ident()
+    # The BLAS ran one thread per call meanwhile, and got its count back.
+    assert {blas_threads for _, blas_threads in seen.values()} == {1}
+    assert team.blas.set_counts == [1, 3]
+
+
+def test_first_error_is_raised_after_every_thread_stopped(team):
+    finished = []
+
+    def fn(i):
+        if i == 4:
+            raise ValueError("item 4")
+        if i == 1:
+            raise KeyError("item 1")
+        finished.append(i)
+
+    with pytest.raises(KeyError, match="item 1"):
+        _parallel.run(fn, 9)
+    # Items after a failed one on the same thread are skipped; the other
+    # threads ran theirs to the end before run() returned.
+    assert sorted(finished) == [0, 2, 3, 5, 6, 8]
+    assert team.blas.threads == 3
+    assert _parallel.run(lambda i: i, 4) == [0, 1, 2, 3]  # the team still works
+
+
+def test_a_run_inside_a_run_is_serial(team):
+    inner_threads = []
+
+    def inner(i):
+        inner_threads.append(threading.get_ident())
+        return i
+
+    def outer(i):
+        return _parallel.run(inner, 3)
+
+    assert _parallel.run(outer, 3) == [[0, 1, 2]] * 3
+    # Each inner run stayed on the thread of its outer item.
+    assert len(inner_threads) == 9
+    assert len(set(inner_threads)) == 3
+
+
+def test_another_threads_run_while_one_runs_is_serial(team):
+    # While one thread holds the team, a run from a second thread takes
+    # its items on that thread, in order.
+    started = threading.Event()
+    release = threading.Event()
+    out = {}
+
+    def slow(i):
+        if i == 0:
+            started.set()
+            release.wait(10)
+        return i
+
+    def hold():
+        out["a"] = _parallel.run(slow, 3)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert started.wait(10)
+    me = threading.get_ident()
+    assert _parallel.run(lambda i: (i, threading.get_ident()), 2) == [(0, me), (1, me)]
+    release.set()
+    holder.join(10)
+    assert out["a"] == [0, 1, 2]
+
+
+def test_no_team_or_one_blas_thread_runs_inline(monkeypatch):
+    me = threading.get_ident()
+    monkeypatch.setitem(_parallel._state, "team", None)
+    assert _parallel.width() == 1
+    assert _parallel.run(lambda i: (i, threading.get_ident()), 2) == [(0, me), (1, me)]
+    one = _parallel._Team(_FakeBLAS(1))
+    monkeypatch.setitem(_parallel._state, "team", one)
+    assert _parallel.width() == 1
+    assert _parallel.run(lambda i: (i, threading.get_ident()), 2) == [(0, me), (1, me)]
+    assert one.blas.set_counts == []
+
+
+def test_zero_items(team):
+    assert _parallel.run(lambda i: i, 0) == []
+
+
+_PROBE = """
+import os
+import chainer
+from chainer.utils import _blas, _parallel
+blas = _blas.openblas_threads()
+print(_parallel._state["team"] is not None, None if blas is None else blas.idle_spin())
+"""
+
+
+def _probe(**env_changes):
+    env = dict(os.environ)
+    for key in ("CHAINER_CPU_PARALLEL", "OPENBLAS_THREAD_TIMEOUT"):
+        env.pop(key, None)
+    env.update(env_changes)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    has_team, spin = proc.stdout.split()
+    return has_team == "True", spin
+
+
+needs_openblas = pytest.mark.skipif(
+    _blas.openblas_threads() is None,
+    reason="NumPy's BLAS is not an OpenBLAS with thread controls",
+)
+
+
+@needs_openblas
+def test_import_sets_up_the_team_and_a_short_idle_spin():
+    assert _probe() == (True, str(_parallel.IDLE_SPIN))
+
+
+@needs_openblas
+def test_a_users_thread_timeout_is_kept():
+    assert _probe(OPENBLAS_THREAD_TIMEOUT="25") == (True, "25")
+
+
+@needs_openblas
+@pytest.mark.parametrize("value", ["0", "off"])
+def test_off_leaves_openblas_alone(value):
+    assert _probe(CHAINER_CPU_PARALLEL=value) == (False, "0")
+
+
+@needs_openblas
+def test_set_num_threads_round_trip():
+    blas = _blas.openblas_threads()
+    before = blas.num_threads()
+    try:
+        blas.set_num_threads(1)
+        assert blas.num_threads() == 1
+    finally:
+        blas.set_num_threads(before)
+    assert blas.num_threads() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_gets_a_fresh_team(team):
+    assert _parallel.run(lambda i: i, 3) == [0, 1, 2]  # helpers started
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns about forking a process with threads.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover (child)
+        try:
+            result = _parallel.run(lambda i: i + 1, 3)
+            fresh = _parallel._state["team"] is not team
+            os.write(write, repr((result, fresh)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    with os.fdopen(read) as f:
+        assert f.read() == repr(([1, 2, 3], True))
+    assert status == 0
