@@ -342,6 +342,7 @@ def test_shift_forward_matches_patch_matrices(
     # result (the path that keeps them).
     if conv._blas.gemm_function(dtype) is None:
         pytest.skip("NumPy's BLAS exports no CBLAS gemm in this build")
+    monkeypatch.setitem(_parallel._state, "team", None)  # see the next test
     calls = []
     original = conv._shift_forward
 
@@ -454,12 +455,11 @@ def test_convolution_items_on_cpu_threads(
 
 
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
-def test_shift_forward_blocks_on_cpu_threads(monkeypatch, cpu_threads, dtype):
-    # The per-tap GEMMs of a row block run on one thread; blocks of one row
-    # (here) give the single-block result.
+def test_per_tap_gemms_only_without_a_cpu_team(monkeypatch, cpu_threads, dtype):
+    # With a CPU team, patch matrices (copied and multiplied by each thread
+    # in turn) replace the per-tap GEMMs; the result is the same.
     if conv._blas.gemm_function(dtype) is None:
         pytest.skip("NumPy's BLAS exports no CBLAS gemm in this build")
-    monkeypatch.setattr(conv, "_ITEM_BYTES", 1)
     rng = numpy.random.default_rng(13)
     x = rng.standard_normal((3, 5, 10, 16)).astype(dtype)
     W = rng.standard_normal((6, 5, 3, 3)).astype(dtype)
@@ -473,7 +473,7 @@ def test_shift_forward_blocks_on_cpu_threads(monkeypatch, cpu_threads, dtype):
 
     monkeypatch.setattr(conv, "_shift_forward", spy)
     y, _ = conv.convolution_forward(x, W, b, (1, 1), (1, 1))
-    assert len(calls) == 1
+    assert len(calls) == (1 if cpu_threads == 1 else 0)
     col, _ = _matrix_reference(x, (3, 3), (1, 1), (1, 1), False, None)
     expected = (W.reshape(6, -1) @ col).reshape(6, 3, 10, 16).swapaxes(0, 1)
     expected = expected + b.reshape(1, -1, 1, 1)

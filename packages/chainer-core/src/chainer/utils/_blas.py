@@ -72,16 +72,15 @@ def _bind(lib, letter):
 
 def _make_caller(fn):
     def gemm(
-        m, n, k, a, lda, b, ldb, beta, c, ldc, a_offset=0, b_offset=0, transb=False,
-        c_offset=0,
-    ):  # fmt: skip
+        m, n, k, a, lda, b, ldb, beta, c, ldc, a_offset=0, b_offset=0, transb=False
+    ):
         # Row-major C[m, n] = A[m, k] @ op(B) + beta * C; arrays given as
         # C-contiguous NumPy buffers, offsets in elements.
         fn(
             _ROW_MAJOR, _NO_TRANS, _TRANS if transb else _NO_TRANS, m, n, k, 1.0,
             a.ctypes.data + a_offset * a.itemsize, lda,
             b.ctypes.data + b_offset * b.itemsize, ldb,
-            beta, c.ctypes.data + c_offset * c.itemsize, ldc,
+            beta, c.ctypes.data, ldc,
         )  # fmt: skip
 
     return gemm
@@ -102,10 +101,9 @@ def gemm_function(dtype):
     """Returns an accumulating GEMM for ``dtype`` (float32 or float64), or None.
 
     The caller is ``gemm(m, n, k, a, lda, b, ldb, beta, c, ldc, a_offset=0,
-    b_offset=0, transb=False, c_offset=0)`` on C-contiguous NumPy buffers
-    ``a``, ``b`` and ``c`` of ``dtype`` (row-major, leading dimensions and
-    offsets in elements): ``C = A @ op(B) + beta * C``. It releases the GIL
-    while it runs. The caller must keep every
+    b_offset=0, transb=False)`` on C-contiguous NumPy buffers ``a``, ``b``
+    and ``c`` of ``dtype`` (row-major, leading dimensions and offsets in
+    elements): ``C = A @ op(B) + beta * C``. The caller must keep every
     element it names inside the buffers.
     """
     dtype = numpy.dtype(dtype)

@@ -338,8 +338,9 @@ _TRANSPOSE_BYTES = 1 << 20
 # thread, and their patch matrices are built again for the weight gradient
 # instead of kept (_REBUILD_PATCHES). VGG-style step of
 # benchmarks/workloads/convnet_step.py, in-process A/B alternating per step
-# (2 cores, 2026-11-23): with the team 164.6-174.2 ms median against
-# 170.1-188.1 without (25-30 of 30 steps faster); rebuilding against keeping
+# (2 cores, 2026-11-23): with the team 151.3 ms median against 167.9
+# without (38 of 40 steps faster; the LeNet-style step 14.1 vs 14.3 ms, 82
+# of 120); rebuilding against keeping
 # the patch matrices 152.7 vs 158.0 ms (27 of 30); items of 0.5 or 2 MiB no
 # faster than 1 MiB.
 _ITEM_BYTES = 1 << 20
@@ -535,7 +536,14 @@ def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, ke
             f"the output would be empty {out_size} for spatial input size "
             f"{x.shape[2:]}, ksize {ksize}, stride {stride}, pad {pad}"
         )
-    if not keep_col and _shift_applies(x, ksize, stride, pad, groups, out_size):
+    # Per-tap GEMMs only without a CPU team: with one, patch matrices copied
+    # and multiplied by each thread in turn are faster (VGG-style step
+    # 174.1 vs 183.1 ms median, 27 of 40 steps).
+    if (
+        not keep_col
+        and _parallel.width() <= 1
+        and _shift_applies(x, ksize, stride, pad, groups, out_size)
+    ):
         gemm = _blas.gemm_function(x.dtype)
         if gemm is not None:
             return _shift_forward(gemm, x, W, b, pad, pad_hi, dilate, out_size), None
@@ -625,10 +633,7 @@ def _shift_forward(gemm, x, W, b, pad, pad_hi, dilate, out_size):
     # first o_2 columns are the result (the others read into the next row;
     # the spare row keeps the last tap in the buffer). No patch copies: the
     # input gradients of the VGG-style step's 32x32 and 16x16 layers run
-    # 20-25 % faster than with patch matrices (2026-11-23). With a CPU team
-    # the output rows go to the threads in blocks of about _ITEM_BYTES, each
-    # block's nine GEMMs on one thread (its block of the output stays in that
-    # core's cache between them).
+    # 20-25 % faster than with patch matrices (2026-11-23).
     n, channels = x.shape[:2]
     out_channels = W.shape[0]
     kh, kw = W.shape[2:]
@@ -639,27 +644,14 @@ def _shift_forward(gemm, x, W, b, pad, pad_hi, dilate, out_size):
     wide = numpy.empty((out_channels, out_h, width, n), x.dtype)
     size = out_h * width * n
     plane = rows * width * n
-    row = width * n
-    threads = _parallel.width()
-    step = out_h
-    if threads > 1:
-        row_bytes = out_channels * row * x.itemsize
-        step = max(1, min(_ITEM_BYTES // row_bytes, -(-out_h // threads)))
-    blocks = [(r, min(out_h, r + step)) for r in range(0, out_h, step)]
-
-    def item(k):
-        start, stop = blocks[k]
-        for i in range(kh):
-            for j in range(kw):
-                gemm(
-                    out_channels, (stop - start) * row, channels, taps, channels,
-                    xb, plane, 0.0 if i == j == 0 else 1.0, wide, size,
-                    a_offset=(i * kw + j) * out_channels * channels,
-                    b_offset=(start + i * dilate[0]) * row + j * dilate[1] * n,
-                    c_offset=start * row,
-                )  # fmt: skip
-
-    _parallel.run(item, len(blocks))
+    for i in range(kh):
+        for j in range(kw):
+            gemm(
+                out_channels, size, channels, taps, channels, xb, plane,
+                0.0 if i == j == 0 else 1.0, wide, size,
+                a_offset=(i * kw + j) * out_channels * channels,
+                b_offset=(i * dilate[0] * width + j * dilate[1]) * n,
+            )  # fmt: skip
     y = numpy.ascontiguousarray(wide[:, :, :out_w])
     if b is not None:
         y += b.reshape(-1, 1, 1, 1)
