@@ -335,7 +335,7 @@ def test_parse_dilate_groups():
     ],
 )
 def test_shift_forward_matches_patch_matrices(
-    monkeypatch, dtype, shape, ksize, pad, dilate
+    monkeypatch, shift_calls, dtype, shape, ksize, pad, dilate
 ):
     # Without kept patch matrices, unit-stride 2-d convolutions are sums of
     # per-tap GEMMs accumulated by the BLAS; they equal the patch-matrix
@@ -343,14 +343,7 @@ def test_shift_forward_matches_patch_matrices(
     if conv._blas.gemm_function(dtype) is None:
         pytest.skip("NumPy's BLAS exports no CBLAS gemm in this build")
     monkeypatch.setitem(_parallel._state, "team", None)  # see the next test
-    calls = []
-    original = conv._shift_forward
-
-    def spy(*args):
-        calls.append(args)
-        return original(*args)
-
-    monkeypatch.setattr(conv, "_shift_forward", spy)
+    calls = shift_calls
     rng = numpy.random.default_rng(11)
     x = rng.standard_normal(shape).astype(dtype)
     W = rng.standard_normal((5, shape[1], *ksize)).astype(dtype)
@@ -379,28 +372,25 @@ def test_shift_forward_is_skipped_where_padding_widens_rows_much():
     )
 
 
-class _FakeBLAS:
-    # Thread controls of a BLAS with ``threads`` threads (records the counts
-    # set), so that a CPU team of that width runs on any machine.
-
-    def __init__(self, threads):
-        self.threads = threads
-        self.set_counts = []
-
-    def num_threads(self):
-        return self.threads
-
-    def set_num_threads(self, n):
-        self.set_counts.append(n)
-        self.threads = n
-
-
 @pytest.fixture(params=[1, 2, 3], ids=["serial", "team2", "team3"])
-def cpu_threads(request, monkeypatch):
+def cpu_threads(request, cpu_team):
     """Runs the test without a CPU team or with a team of 2 or 3 threads."""
-    team = None if request.param == 1 else _parallel._Team(_FakeBLAS(request.param))
-    monkeypatch.setitem(_parallel._state, "team", team)
+    cpu_team(request.param)
     return request.param
+
+
+@pytest.fixture
+def shift_calls(monkeypatch):
+    """The argument tuples of every conv._shift_forward call (a spy)."""
+    calls = []
+    original = conv._shift_forward
+
+    def spy(*args):
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(conv, "_shift_forward", spy)
+    return calls
 
 
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
@@ -455,7 +445,7 @@ def test_convolution_items_on_cpu_threads(
 
 
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
-def test_per_tap_gemms_only_without_a_cpu_team(monkeypatch, cpu_threads, dtype):
+def test_per_tap_gemms_only_without_a_cpu_team(cpu_threads, shift_calls, dtype):
     # With a CPU team, patch matrices (copied and multiplied by each thread
     # in turn) replace the per-tap GEMMs; the result is the same.
     if conv._blas.gemm_function(dtype) is None:
@@ -464,16 +454,8 @@ def test_per_tap_gemms_only_without_a_cpu_team(monkeypatch, cpu_threads, dtype):
     x = rng.standard_normal((3, 5, 10, 16)).astype(dtype)
     W = rng.standard_normal((6, 5, 3, 3)).astype(dtype)
     b = rng.standard_normal(6).astype(dtype)
-    calls = []
-    original = conv._shift_forward
-
-    def spy(*args):
-        calls.append(args)
-        return original(*args)
-
-    monkeypatch.setattr(conv, "_shift_forward", spy)
     y, _ = conv.convolution_forward(x, W, b, (1, 1), (1, 1))
-    assert len(calls) == (1 if cpu_threads == 1 else 0)
+    assert len(shift_calls) == (1 if cpu_threads == 1 else 0)
     col, _ = _matrix_reference(x, (3, 3), (1, 1), (1, 1), False, None)
     expected = (W.reshape(6, -1) @ col).reshape(6, 3, 10, 16).swapaxes(0, 1)
     expected = expected + b.reshape(1, -1, 1, 1)
@@ -481,9 +463,8 @@ def test_per_tap_gemms_only_without_a_cpu_team(monkeypatch, cpu_threads, dtype):
     numpy.testing.assert_allclose(y, expected, rtol=tol, atol=tol)
 
 
-def test_cpu_team_sets_the_blas_to_one_thread_and_back(monkeypatch):
-    blas = _FakeBLAS(2)
-    monkeypatch.setitem(_parallel._state, "team", _parallel._Team(blas))
+def test_cpu_team_sets_the_blas_to_one_thread_and_back(monkeypatch, cpu_team):
+    blas = cpu_team(2).blas
     x = numpy.ones((2, 3, 8, 8), numpy.float32)
     W = numpy.ones((2, 3, 3, 3), numpy.float32)
     monkeypatch.setattr(conv, "_ITEM_BYTES", 1)

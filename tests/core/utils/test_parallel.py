@@ -12,28 +12,10 @@ from chainer.utils import _blas
 from chainer.utils import _parallel
 
 
-class _FakeBLAS:
-    # Thread controls of a BLAS with ``threads`` threads; records the counts.
-
-    def __init__(self, threads):
-        self.threads = threads
-        self.set_counts = []
-
-    def num_threads(self):
-        return self.threads
-
-    def set_num_threads(self, n):
-        self.set_counts.append(n)
-        self.threads = n
-
-
 @pytest.fixture
-def team(monkeypatch):
+def team(cpu_team):
     """A team of 3 threads over a fake BLAS (any machine)."""
-    blas = _FakeBLAS(3)
-    team = _parallel._Team(blas)
-    monkeypatch.setitem(_parallel._state, "team", team)
-    return team
+    return cpu_team(3)
 
 
 def test_results_in_item_order_and_items_interleaved_over_threads(team):
@@ -121,13 +103,13 @@ def test_another_threads_run_while_one_runs_is_serial(team):
     assert out["a"] == [0, 1, 2]
 
 
-def test_no_team_or_one_blas_thread_runs_inline(monkeypatch):
+def test_no_team_or_one_blas_thread_runs_inline(cpu_team):
     me = threading.get_ident()
-    monkeypatch.setitem(_parallel._state, "team", None)
+    cpu_team(1)
     assert _parallel.width() == 1
     assert _parallel.run(lambda i: (i, threading.get_ident()), 2) == [(0, me), (1, me)]
-    one = _parallel._Team(_FakeBLAS(1))
-    monkeypatch.setitem(_parallel._state, "team", one)
+    one = cpu_team(2)
+    one.blas.threads = 1  # e.g. threadpoolctl limited the BLAS
     assert _parallel.width() == 1
     assert _parallel.run(lambda i: (i, threading.get_ident()), 2) == [(0, me), (1, me)]
     assert one.blas.set_counts == []

@@ -340,9 +340,8 @@ _TRANSPOSE_BYTES = 1 << 20
 # benchmarks/workloads/convnet_step.py, in-process A/B alternating per step
 # (2 cores, 2026-11-23): with the team 151.3 ms median against 167.9
 # without (38 of 40 steps faster; the LeNet-style step 14.1 vs 14.3 ms, 82
-# of 120); rebuilding against keeping
-# the patch matrices 152.7 vs 158.0 ms (27 of 30); items of 0.5 or 2 MiB no
-# faster than 1 MiB.
+# of 120); rebuilding against keeping the patch matrices 152.7 vs 158.0 ms
+# (27 of 30); items of 0.5 or 2 MiB no faster than 1 MiB.
 _ITEM_BYTES = 1 << 20
 _REBUILD_PATCHES = True
 

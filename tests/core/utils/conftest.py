@@ -1,0 +1,39 @@
+"""Fixtures shared by the chainer.utils tests."""
+
+import pytest
+
+from chainer.utils import _parallel
+
+
+class FakeBLAS:
+    """Thread controls of a BLAS with ``threads`` threads; records the counts set."""
+
+    def __init__(self, threads):
+        self.threads = threads
+        self.set_counts = []
+
+    def num_threads(self):
+        return self.threads
+
+    def set_num_threads(self, n):
+        self.set_counts.append(n)
+        self.threads = n
+
+    def idle_spin(self):
+        return 20
+
+
+@pytest.fixture
+def cpu_team(monkeypatch):
+    """Installs a CPU team of ``threads`` threads over a :class:`FakeBLAS`.
+
+    ``cpu_team(threads)`` returns the team (None and no team for 1), so that
+    a team of any width runs on any machine.
+    """
+
+    def install(threads):
+        team = None if threads == 1 else _parallel._Team(FakeBLAS(threads))
+        monkeypatch.setitem(_parallel._state, "team", team)
+        return team
+
+    return install
