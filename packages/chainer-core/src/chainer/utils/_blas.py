@@ -139,9 +139,10 @@ class OpenBLASThreads:
     count applies to every thread of the process). ``set_idle_spin(e)``
     makes an idle worker thread spin ``2 ** e`` CPU cycles before it sleeps
     (OpenBLAS's ``OPENBLAS_THREAD_TIMEOUT``, read at start-up, 2 ** 28 by
-    default, about 0.1 s): it sets that variable, has OpenBLAS read its
-    environment again and stops its workers, which the next threaded call
-    starts anew. Call it only while no other thread runs a BLAS call.
+    default, about 0.1 s): it has OpenBLAS read its environment again with
+    that variable set (then puts the variable back) and stops its workers,
+    which the next threaded call starts anew. Call it only while no other
+    thread runs a BLAS call.
     """
 
     def __init__(self, lib, get, set_, read_env, shutdown, timeout):
@@ -163,8 +164,18 @@ class OpenBLASThreads:
         return int(self._timeout())
 
     def set_idle_spin(self, exponent):
-        os.environ["OPENBLAS_THREAD_TIMEOUT"] = str(int(exponent))
-        self._read_env()
+        # OpenBLAS keeps what it reads; the variable itself is put back, so
+        # that child processes start with their own defaults.
+        name = "OPENBLAS_THREAD_TIMEOUT"
+        before = os.environ.get(name)
+        os.environ[name] = str(int(exponent))
+        try:
+            self._read_env()
+        finally:
+            if before is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = before
         self._shutdown()
 
 
