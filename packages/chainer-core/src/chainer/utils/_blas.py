@@ -189,13 +189,20 @@ _SET_NAMES = (
     "openblas_set_num_threads64_",
     "openblas_set_num_threads",
 )
+_PARALLEL_NAMES = (
+    "scipy_openblas_get_parallel64_",
+    "openblas_get_parallel64_",
+    "openblas_get_parallel",
+)
+_PTHREADS = 1  # openblas_get_parallel(): 0 sequential, 1 pthreads, 2 OpenMP
 
 
 def openblas_threads():
     """Returns :class:`OpenBLASThreads` for NumPy's OpenBLAS, or None.
 
     None where NumPy's BLAS is not an OpenBLAS with a pthreads thread pool
-    that exports these functions (other BLAS libraries, other systems).
+    that exports these functions (other BLAS libraries, OpenBLAS built
+    sequential or with OpenMP, other systems).
     """
     if "threads" not in _cache:
         _cache["threads"] = _find_threads()
@@ -215,6 +222,15 @@ def _find_threads():
         try:
             lib = ctypes.CDLL(path)
         except OSError:
+            continue
+        parallel = _first(lib, _PARALLEL_NAMES)
+        if parallel is None:
+            continue
+        parallel.restype = ctypes.c_int
+        parallel.argtypes = ()
+        if parallel() != _PTHREADS:
+            # A sequential build has no threads to control; an OpenMP one
+            # sets its count per calling thread.
             continue
         get = _first(lib, _GET_NAMES)
         set_ = _first(lib, _SET_NAMES)
