@@ -196,3 +196,25 @@ def test_a_forked_child_gets_a_fresh_team(team):
     with os.fdopen(read) as f:
         assert f.read() == repr(([1, 2, 3], True))
     assert status == 0
+
+
+def test_a_helper_finishes_an_interrupted_task_before_the_next(team):
+    # If the calling thread stops waiting (Ctrl-C during run()), a helper
+    # may still run its items; the next run waits for them instead of
+    # handing the helper a second task.
+    release = threading.Event()
+    ran = []
+    assert _parallel.run(lambda i: i, 3) == [0, 1, 2]  # helpers exist now
+    helper = team.helpers[0]
+
+    def slow(arg):
+        release.wait(10)
+        ran.append(("old", arg))
+
+    helper.start(slow, 7)  # as if left behind by an interrupted run
+    timer = threading.Timer(0.2, release.set)
+    timer.start()
+    assert _parallel.run(lambda i: (ran.append(("new", i)), i)[1], 3) == [0, 1, 2]
+    timer.join()
+    assert ran[0] == ("old", 7)
+    assert sorted(ran[1:]) == [("new", 0), ("new", 1), ("new", 2)]

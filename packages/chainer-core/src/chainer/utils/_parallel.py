@@ -31,11 +31,13 @@ _state: dict = {"team": None, "configured": False}
 
 
 class _Helper:
-    # A daemon thread that runs one task at a time: fn(arg).
+    # A daemon thread that runs one task at a time: fn(arg). ``_done`` is set
+    # while it is idle.
 
     def __init__(self, index):
         self._go = threading.Event()
         self._done = threading.Event()
+        self._done.set()
         self._task = None
         self._error = None
         self._thread = threading.Thread(
@@ -56,6 +58,8 @@ class _Helper:
             self._done.set()
 
     def start(self, fn, arg):
+        # A task left running by an interrupted run() finishes first.
+        self._done.wait()
         self._error = None
         self._done.clear()
         self._task = (fn, arg)
