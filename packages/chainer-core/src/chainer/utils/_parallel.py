@@ -67,7 +67,8 @@ class _Helper:
 
     def wait(self):
         self._done.wait()
-        return self._error
+        error, self._error = self._error, None  # do not keep its frames alive
+        return error
 
 
 class _Team:
