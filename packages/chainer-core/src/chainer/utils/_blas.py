@@ -51,6 +51,19 @@ def _library_paths():
     return unique
 
 
+def _libraries():
+    # NumPy's OpenBLAS libraries, loaded (once per process).
+    if "libraries" not in _cache:
+        libraries = []
+        for path in _library_paths():
+            try:
+                libraries.append(ctypes.CDLL(path))
+            except OSError:
+                continue
+        _cache["libraries"] = libraries
+    return _cache["libraries"]
+
+
 def _bind(lib, letter):
     # The CBLAS ?gemm of ``lib`` with its integer width, or None.
     for prefix in _PREFIXES:
@@ -118,11 +131,7 @@ def _find(dtype):
     )
     if letter is None:
         return None
-    for path in _library_paths():
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
+    for lib in _libraries():
         fn = _bind(lib, letter)
         if fn is None:
             continue
@@ -145,8 +154,7 @@ class OpenBLASThreads:
     thread runs a BLAS call.
     """
 
-    def __init__(self, lib, get, set_, read_env, shutdown, timeout):
-        self._lib = lib
+    def __init__(self, get, set_, read_env, shutdown, timeout):
         self._get = get
         self._set = set_
         self._read_env = read_env
@@ -218,11 +226,7 @@ def _first(lib, names):
 
 
 def _find_threads():
-    for path in _library_paths():
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
+    for lib in _libraries():
         parallel = _first(lib, _PARALLEL_NAMES)
         if parallel is None:
             continue
@@ -249,5 +253,5 @@ def _find_threads():
         shutdown.argtypes = ()
         timeout.restype = ctypes.c_int
         timeout.argtypes = ()
-        return OpenBLASThreads(lib, get, set_, read_env, shutdown, timeout)
+        return OpenBLASThreads(get, set_, read_env, shutdown, timeout)
     return None

@@ -505,16 +505,11 @@ class RowChunks(list):
 
     Items are ``(start, stop, col)``: the patch matrix of output rows
     ``start:stop`` (first spatial axis) of every image, with columns
-    ``(o_1, ..., o_N, n)``, or None where :meth:`matrix` builds it again
-    from the input (``rebuild``).
+    ``(o_1, ..., o_N, n)``, or None where ``rebuild(start, stop)`` builds it
+    again from the input.
     """
 
     rebuild = None
-
-    def matrix(self, k):
-        """The patch matrix of item ``k`` (built anew if not kept)."""
-        start, stop, col = self[k]
-        return self.rebuild(start, stop) if col is None else col
 
 
 def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, keep_col):
@@ -535,12 +530,13 @@ def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, ke
             f"the output would be empty {out_size} for spatial input size "
             f"{x.shape[2:]}, ksize {ksize}, stride {stride}, pad {pad}"
         )
+    threads = _parallel.width()
     # Per-tap GEMMs only without a CPU team: with one, patch matrices copied
     # and multiplied by each thread in turn are faster (VGG-style step
     # 174.1 vs 183.1 ms median, 27 of 40 steps).
     if (
         not keep_col
-        and _parallel.width() <= 1
+        and threads <= 1
         and _shift_applies(x, ksize, stride, pad, groups, out_size)
     ):
         gemm = _blas.gemm_function(x.dtype)
@@ -577,7 +573,8 @@ def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, ke
             return numpy.ascontiguousarray(view).reshape(rows, -1)
 
         per_row = rows * row_size * x.itemsize
-        threads = _parallel.width() if per_row else 1
+        if not per_row:
+            threads = 1
         if threads > 1:
             step = max(1, min(_ITEM_BYTES // per_row, -(-out_size[0] // threads)))
         elif out_size[0] * per_row <= _WHOLE_BYTES:
@@ -703,7 +700,7 @@ def convolution_grad_weight(
     def item(k):
         i, j, col = cols[k]
         if col is None:
-            col = cols.matrix(k)
+            col = cols.rebuild(i, j)
         return grouped_matmul(col, gy2[:, i * size : j * size], groups, transb=True)
 
     # Summed in item order whichever thread made each term (NumPy only: a
