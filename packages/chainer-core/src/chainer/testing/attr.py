@@ -89,8 +89,8 @@ def gpu(f):
 
 
 def cudnn(f):
-    """Marks a test as needing cuDNN; such a test needs a GPU, so it is a
-    :func:`gpu` test.
+    """Marks a test as needing cuDNN (the ``cudnn`` marker); such a test needs
+    a GPU, so it is also a :func:`gpu` test.
 
     Args:
         f: Test function or class.
@@ -98,4 +98,47 @@ def cudnn(f):
     Returns:
         The marked test.
     """
-    return gpu(f)
+    pytest = _pytest()
+    if pytest is None:
+        return f
+    return pytest.mark.cudnn(gpu(f))
+
+
+def _unavailable_backend(marker, reason):
+    def decorator(f):
+        pytest = _pytest()
+        if pytest is None:
+            return f
+        f = pytest.mark.skip(reason=reason)(f)
+        return getattr(pytest.mark, marker)(f)
+
+    return decorator
+
+
+def ideep(f):
+    """Marks a test as needing iDeep (the ``ideep`` marker).
+
+    iDeep is not supported by this implementation, so the test is skipped.
+
+    Args:
+        f: Test function or class.
+
+    Returns:
+        The marked test.
+    """
+    return _unavailable_backend("ideep", "iDeep is not available")(f)
+
+
+def chainerx(f):
+    """Marks a test as needing ChainerX (the ``chainerx`` marker).
+
+    ChainerX's native build is not available here
+    (``chainerx.is_available()`` is False), so the test is skipped.
+
+    Args:
+        f: Test function or class.
+
+    Returns:
+        The marked test.
+    """
+    return _unavailable_backend("chainerx", "ChainerX is not available")(f)
