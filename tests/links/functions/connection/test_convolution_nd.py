@@ -149,6 +149,14 @@ def test_invalid_types(x_shape, w_shape, groups):
         convolution_nd.convolution_nd(x, W, groups=groups)
 
 
+def test_empty_output_is_an_assertion_error_too():
+    # Chainer asserts that output sizes are positive.
+    x = numpy.zeros((1, 2, 2), numpy.float32)
+    W = numpy.zeros((1, 2, 3), numpy.float32)
+    with pytest.raises(AssertionError, match="output size"):
+        convolution_nd.convolution_nd(x, W)
+
+
 def test_invalid_options():
     with pytest.raises(ValueError, match="groups must be positive"):
         convolution_nd.ConvolutionND(2, groups=0)

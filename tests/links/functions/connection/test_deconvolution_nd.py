@@ -165,6 +165,16 @@ def test_invalid_bias_and_options():
         deconvolution_nd.deconvolution_nd(x, W, outsize=(4, 4))
 
 
+def test_estimated_output_size_not_positive():
+    # Chainer asserts on it: the error is an AssertionError and an InvalidType.
+    x = numpy.zeros((2, 3, 4), numpy.float32)
+    W = numpy.zeros((3, 2, 2), numpy.float32)
+    with pytest.raises(AssertionError, match="output size"):
+        deconvolution_nd.deconvolution_nd(x, W, pad=10)
+    with pytest.raises(type_check.InvalidType):
+        deconvolution_nd.deconvolution_nd(x, W, pad=10)
+
+
 @pytest.mark.parametrize("channels", [(2, 4), (4, 2)])
 def test_empty_batch(channels):
     c_in, c_out = channels

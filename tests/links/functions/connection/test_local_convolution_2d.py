@@ -1,6 +1,7 @@
 import numpy
 import pytest
 
+import chainer
 from chainer import functions
 from chainer import testing
 from chainer.utils import type_check
@@ -94,8 +95,30 @@ def test_invalid_shapes(shapes):
         functions.local_convolution_2d(*inputs)
 
 
+@pytest.mark.parametrize(
+    ("x_dtype", "W_dtype"),
+    [(numpy.float32, numpy.float16), (numpy.float16, numpy.float64)],
+)
+def test_mixed_float_dtypes(x_dtype, W_dtype):
+    # As convolution_2d: W is used in x's dtype; each gradient has the dtype
+    # of its input.
+    x = numpy.random.uniform(-1, 1, (2, 2, 4, 4)).astype(x_dtype)
+    W = numpy.random.uniform(-1, 1, (3, 3, 3, 2, 2, 2)).astype(W_dtype)
+    b = numpy.random.uniform(-1, 1, (3, 3, 3)).astype(x_dtype)
+    xv, Wv, bv = (chainer.Variable(a) for a in (x, W, b))
+    y = functions.local_convolution_2d(xv, Wv, bv)
+    assert y.dtype == x_dtype
+    expected = _expected(x.astype("d"), W.astype("d"), b.astype("d"), (1, 1))
+    numpy.testing.assert_allclose(y.array, expected, rtol=1e-2, atol=1e-2)
+    y.grad = numpy.ones(y.shape, x_dtype)
+    y.backward()
+    assert xv.grad.dtype == x_dtype
+    assert Wv.grad.dtype == W_dtype
+    assert bv.grad.dtype == x_dtype
+
+
 def test_invalid_dtype():
     x = numpy.zeros((1, 2, 4, 4), numpy.float32)
-    W = numpy.zeros((3, 3, 3, 2, 2, 2), numpy.float64)
+    W = numpy.zeros((3, 3, 3, 2, 2, 2), numpy.int32)
     with pytest.raises(type_check.InvalidType):
         functions.local_convolution_2d(x, W)

@@ -64,6 +64,30 @@ def test_equal_inputs_have_finite_gradient():
     numpy.testing.assert_allclose(float(loss.array), 0.25)
 
 
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_equal_inputs_gradient_is_zero_for_dissimilar_pairs(dtype):
+    # At distance 0 the gradient of max(margin - d, 0)^2 is taken as 0 (the
+    # central difference); float16 used to overflow to NaN there.
+    import chainer
+
+    x = numpy.random.uniform(-1, 1, (4, 3)).astype(dtype)
+    x0, x1 = chainer.Variable(x), chainer.Variable(x.copy())
+    loss = contrastive.contrastive(x0, x1, numpy.zeros(4, numpy.int32), margin=2)
+    loss.backward()
+    assert x0.grad.dtype == dtype
+    numpy.testing.assert_array_equal(x0.grad, 0)
+    numpy.testing.assert_array_equal(x1.grad, 0)
+
+
+def test_float16_small_distance_gradient_is_finite():
+    import chainer
+
+    x0 = chainer.Variable(numpy.zeros((1, 2), numpy.float16))
+    x1 = chainer.Variable(numpy.array([[1e-4, 0]], numpy.float16))
+    contrastive.contrastive(x0, x1, numpy.zeros(1, numpy.int32)).backward()
+    assert numpy.isfinite(x0.grad).all()
+
+
 @pytest.mark.parametrize("margin", [0, -1])
 def test_invalid_margin(margin):
     x = numpy.zeros((2, 3), "f")

@@ -376,3 +376,33 @@ def test_generic_fused_path_matches_the_numpy_path(ignore):
     expected.backward()
     numpy.testing.assert_allclose(loss.array, expected.array, rtol=1e-6)
     numpy.testing.assert_allclose(generic.grad, plain.grad, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("ignore", [False, True])
+@pytest.mark.parametrize("cache_score", [True, False])
+def test_creator_y_is_the_cached_softmax(cache_score, ignore):
+    # Chainer keeps the softmax as ``creator.y`` with cache_score (and no
+    # double backprop), and None without it, whichever path ran.
+    x, t = _inputs()
+    if not ignore:
+        t = numpy.array([0, 2, 1, 1], numpy.int32)
+    xv = chainer.Variable(x)
+    loss = sce.softmax_cross_entropy(xv, t, cache_score=cache_score)
+    y = loss.creator.y
+    if not cache_score:
+        assert y is None
+        return
+    e = numpy.exp(x - x.max(axis=1, keepdims=True))
+    numpy.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+    loss.backward()
+    expected = chainer.Variable(x)
+    sce.softmax_cross_entropy(expected, t, cache_score=False).backward()
+    numpy.testing.assert_allclose(xv.grad, expected.grad, rtol=1e-5, atol=1e-7)
+
+
+def test_creator_y_is_none_with_double_backprop():
+    x, t = _inputs()
+    loss = sce.softmax_cross_entropy(
+        chainer.Variable(x), t, enable_double_backprop=True
+    )
+    assert loss.creator.y is None

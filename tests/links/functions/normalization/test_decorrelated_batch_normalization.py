@@ -178,3 +178,24 @@ def test_catalogue():
         F.fixed_decorrelated_batch_normalization
         is dbn.fixed_decorrelated_batch_normalization
     )
+
+
+def test_backward_with_fewer_samples_than_channels():
+    # 5 samples of 8 channels: the covariance is eps on half of its
+    # eigenvalues. float32 inputs must still get the gradient that float64
+    # computation gives (P^2 amplifies float32 rounding there).
+    rng = numpy.random.RandomState(3)
+    x = rng.uniform(-1, 1, (5, 8))
+    gy = rng.uniform(-1, 1, (5, 8))
+
+    def grad(dtype):
+        v = chainer.Variable(x.astype(dtype))
+        y = dbn.decorrelated_batch_normalization(v, groups=1)
+        y.grad = gy.astype(dtype)
+        y.backward()
+        assert v.grad.dtype == dtype
+        return v.grad
+
+    numpy.testing.assert_allclose(
+        grad(numpy.float32), grad(numpy.float64), rtol=1e-3, atol=1e-3
+    )

@@ -3,6 +3,7 @@ import itertools
 import numpy
 import pytest
 
+import chainer
 from chainer import functions
 from chainer import testing
 from chainer.utils import type_check
@@ -92,9 +93,22 @@ def test_outsize_mismatch():
         functions.unpooling_nd(numpy.zeros((1, 1, 3), numpy.float32), 2, outsize=(9,))
 
 
-def test_empty_output():
-    with pytest.raises(ValueError, match="empty"):
-        functions.unpooling_nd(numpy.zeros((1, 1, 1), numpy.float32), 1, pad=1)
+@pytest.mark.parametrize("func", [functions.unpooling_nd, functions.unpooling_2d])
+def test_empty_output_axis(func):
+    # As in Chainer, padding may cut an axis down to length 0: the output is
+    # an empty array, and its gradient an all-zero one.
+    x = chainer.Variable(numpy.ones((2, 3, 3, 2), numpy.float32))
+    y = func(x, 1, 1, 1)
+    assert y.shape == (2, 3, 1, 0)
+    y.grad = numpy.zeros(y.shape, numpy.float32)
+    y.backward()
+    assert x.grad.shape == x.shape
+    assert not x.grad.any()
+
+
+def test_negative_output_size():
+    with pytest.raises(ValueError, match="negative output size"):
+        functions.unpooling_nd(numpy.zeros((1, 1, 1), numpy.float32), 1, pad=2)
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ class LocalConvolution2DFunction(function_node.FunctionNode):
         sy, sx = self.stride
         type_check.expect(
             x_type.dtype.kind == "f",
-            w_type.dtype == x_type.dtype,
+            w_type.dtype.kind == "f",
             x_type.ndim == 4,
             w_type.ndim == 6,
             x_type.shape[1] == w_type.shape[3],
@@ -98,6 +98,9 @@ class LocalConvolution2DFunction(function_node.FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, W = inputs[:2]
+        # The output takes the dtype of x, as in convolution_2d.
+        if W.dtype != x.dtype:
+            W = W.astype(x.dtype)
         y = _local_conv(x, W, self.stride)
         if len(inputs) == 3:
             y += inputs[2]
@@ -109,10 +112,10 @@ class LocalConvolution2DFunction(function_node.FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                node = LocalConvolution2DGradData(x.shape, self.stride)
+                node = LocalConvolution2DGradData(x.shape, x.dtype, self.stride)
                 ret.append(node.apply((W, gy))[0])
             elif i == 1:
-                node = LocalConvolution2DGradW(W.shape, self.stride)
+                node = LocalConvolution2DGradW(W.shape, W.dtype, self.stride)
                 ret.append(node.apply((x, gy))[0])
             else:
                 ret.append(_ops.sum(gy, axis=0))
@@ -120,15 +123,20 @@ class LocalConvolution2DFunction(function_node.FunctionNode):
 
 
 class LocalConvolution2DGradData(function_node.FunctionNode):
-    """Gradient of local_convolution_2d with respect to ``x``."""
+    """Gradient of local_convolution_2d with respect to ``x`` (of ``x_dtype``)."""
 
-    def __init__(self, x_shape, stride):
+    def __init__(self, x_shape, x_dtype, stride):
         self.x_shape = x_shape
+        self.x_dtype = x_dtype
         self.stride = stride
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         W, gy = inputs
+        if W.dtype != self.x_dtype:
+            W = W.astype(self.x_dtype)
+        if gy.dtype != self.x_dtype:
+            gy = gy.astype(self.x_dtype)
         return (_grad_x(gy, W, self.x_shape, self.stride),)
 
     def backward(self, indexes, grad_outputs):
@@ -137,7 +145,7 @@ class LocalConvolution2DGradData(function_node.FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                node = LocalConvolution2DGradW(W.shape, self.stride)
+                node = LocalConvolution2DGradW(W.shape, W.dtype, self.stride)
                 ret.append(node.apply((ggx, gy))[0])
             else:
                 node = LocalConvolution2DFunction(self.stride)
@@ -146,16 +154,20 @@ class LocalConvolution2DGradData(function_node.FunctionNode):
 
 
 class LocalConvolution2DGradW(function_node.FunctionNode):
-    """Gradient of local_convolution_2d with respect to ``W``."""
+    """Gradient of local_convolution_2d with respect to ``W`` (of ``w_dtype``)."""
 
-    def __init__(self, w_shape, stride):
+    def __init__(self, w_shape, w_dtype, stride):
         self.w_shape = w_shape
+        self.w_dtype = w_dtype
         self.stride = stride
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, gy = inputs
-        return (_grad_w(x, gy, self.w_shape, self.stride),)
+        if gy.dtype != x.dtype:
+            gy = gy.astype(x.dtype)
+        gW = _grad_w(x, gy, self.w_shape, self.stride)
+        return (gW.astype(self.w_dtype, copy=False),)
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()
@@ -163,7 +175,7 @@ class LocalConvolution2DGradW(function_node.FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                node = LocalConvolution2DGradData(x.shape, self.stride)
+                node = LocalConvolution2DGradData(x.shape, x.dtype, self.stride)
                 ret.append(node.apply((ggW, gy))[0])
             else:
                 node = LocalConvolution2DFunction(self.stride)
@@ -189,15 +201,17 @@ def local_convolution_2d(x, W, b=None, stride=1):
     Args:
         x (~chainer.Variable or :ref:`ndarray`): Float array of shape
             ``(n, c_I, h, w)``.
-        W (~chainer.Variable or :ref:`ndarray`): Weights of shape
-            ``(c_O, h_O, w_O, c_I, k_H, k_W)`` and the dtype of ``x``.
+        W (~chainer.Variable or :ref:`ndarray`): Float weights of shape
+            ``(c_O, h_O, w_O, c_I, k_H, k_W)``; a dtype other than that of
+            ``x`` is cast to it for the computation.
         b (~chainer.Variable or :ref:`ndarray`): Optional bias of shape
             ``(c_O, h_O, w_O)``.
         stride (int or pair of ints): Stride of filter applications.
             ``stride=s`` and ``stride=(s, s)`` are equivalent.
 
     Returns:
-        ~chainer.Variable: Array of shape ``(n, c_O, h_O, w_O)``.
+        ~chainer.Variable: Array of shape ``(n, c_O, h_O, w_O)`` and the
+        dtype of ``x``.
 
     Example:
         >>> import numpy as np

@@ -46,7 +46,6 @@ class Contrastive(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         x0, x1, y = self.get_retained_inputs()
         (gy,) = grad_outputs
-        xp = backend.get_array_module(gy.array)
         n, k = x0.shape
         dtype = x0.dtype
         if self.reduce == "mean":
@@ -58,12 +57,13 @@ class Contrastive(function_node.FunctionNode):
         dist = _ops.sum(diff * diff, axis=1, keepdims=True) ** 0.5
         mdist = self.margin - dist
         active = (1 - similar) * (mdist.array > 0)
-        # Gradient of (1 - y) max(margin - d, 0)^2 / 2 is -(margin - d) diff / d;
-        # d is floored so that equal inputs give 0, not NaN.
-        floor = xp.full(dist.shape, 1e-7, dtype)
-        dist = dist * (dist.array > floor) + floor * (dist.array <= floor)
+        # Gradient of (1 - y) max(margin - d, 0)^2 / 2 is -(margin - d) diff / d.
+        # |diff / d| <= 1, so dividing first cannot overflow (float16); where
+        # d is 0, diff is 0 too and d is replaced by 1, giving 0, not NaN.
+        zero = dist.array <= 0
+        dist = dist * ~zero + zero.astype(dtype)
         gx0 = _ops.broadcast_to(gy, (n, k)) * (
-            diff * similar - diff * (mdist * active / dist)
+            diff * similar - (diff / dist) * (mdist * active)
         )
         ret = []
         if 0 in indexes:

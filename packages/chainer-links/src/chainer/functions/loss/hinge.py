@@ -3,12 +3,18 @@ from chainer import function_node
 from chainer.utils import type_check
 
 
+class _UnsupportedNormError(ValueError, NotImplementedError):
+    # Chainer raises NotImplementedError for a norm other than L1/L2; a bad
+    # argument raises ValueError elsewhere here, so this error is both.
+    pass
+
+
 class Hinge(function_node.FunctionNode):
     """Hinge loss of one-of-many classification."""
 
     def __init__(self, norm="L1", reduce="mean"):
         if norm not in ("L1", "L2"):
-            raise ValueError(
+            raise _UnsupportedNormError(
                 f"norm should be either 'L1' or 'L2', but {norm!r} is given"
             )
         if reduce not in ("mean", "no"):

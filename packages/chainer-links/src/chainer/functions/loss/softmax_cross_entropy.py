@@ -153,7 +153,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
     enable_double_backprop = False
     # Whether the options allow the fused 2-d paths (hard labels, mean).
     _fusable = True
-    y = None
+    _y = None
     soft_target = False
     eps = 1e-7
     _coeff = None
@@ -197,6 +197,25 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             and bool(cache_score)
             and not enable_double_backprop
         )
+
+    @property
+    def y(self):
+        """Softmax of ``x`` cached for backward.
+
+        None without ``cache_score`` or with ``enable_double_backprop``. The
+        fused NumPy path keeps ``softmax(x) - onehot(t)`` instead, so
+        there the softmax is computed again from the retained ``x`` on first
+        access.
+        """
+        if self._y is None and self._gx_unit is not None and self.inputs:
+            x = self.inputs[0].data
+            if x is not None:
+                self._y = numpy.exp(_log_softmax(x, numpy))
+        return self._y
+
+    @y.setter
+    def y(self, value):
+        self._y = value
 
     @type_check.fast_path(_hard_labels_fit)
     def check_type_forward(self, in_types):
@@ -389,7 +408,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         # Only t's array is needed: no Variable is rebuilt for it.
         x = self.inputs[0].get_variable()
         t = self.inputs[1].data
-        y = self.y
+        y = self._y
         if y is None and unit is None:
             xp = backend.get_array_module(x.array)
             y = xp.exp(_log_softmax(x.array, xp))

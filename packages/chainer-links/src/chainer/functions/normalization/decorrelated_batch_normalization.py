@@ -162,16 +162,23 @@ class DecorrelatedBatchNormalization(function_node.FunctionNode):
         m = xg.shape[2]
         inv_m = 1.0 / max(m, 1)
         xc = xg - _ops.sum(xg, axis=2, keepdims=True) * inv_m
-        cov = _ops.matmul(xc, _swap(xc)) * inv_m
-        cov = cov + self.eps * xp.eye(cov.shape[1], dtype=dtype)
+        # The (c, c) matrices are handled in float64: P^2 amplifies rounding
+        # errors by the square of the condition number of the covariance,
+        # which is large when it is nearly singular (fewer samples than
+        # channels), so float32 loses the gradient there.
+        wide = numpy.dtype(numpy.float64)
+        cov = _as_dtype(_ops.matmul(xc, _swap(xc)), wide) * inv_m
+        cov = cov + self.eps * xp.eye(cov.shape[1], dtype=wide)
         node = _InverseSqrt()
         (p,) = node.apply((cov,))
         # y = P xc: through xc directly and through P(S(xc)).
-        gp = _ops.matmul(gyg, _swap(xc))
+        gp = _as_dtype(_ops.matmul(gyg, _swap(xc)), wide)
         (h,) = _Lyapunov(node.vectors, node.values).apply((p, gp))
         p2 = _ops.matmul(p, p)
         gs = -_ops.matmul(_ops.matmul(p2, h), p2)
-        gxc = _ops.matmul(_swap(p), gyg) + _ops.matmul(gs + _swap(gs), xc) * inv_m
+        gs = _as_dtype(gs + _swap(gs), dtype)
+        p = _as_dtype(p, dtype)
+        gxc = _ops.matmul(_swap(p), gyg) + _ops.matmul(gs, xc) * inv_m
         gxg = gxc - _ops.sum(gxc, axis=2, keepdims=True) * inv_m
         return (_as_dtype(_ungroup_var(gxg, x.shape), x.dtype),)
 

@@ -4,6 +4,14 @@ from chainer.utils import conv
 from chainer.utils import type_check
 
 
+class OutputSizeError(type_check.InvalidType, AssertionError):
+    """Raised when a pooling window does not fit in the padded input.
+
+    Chainer asserts that output sizes are positive, so the error is an
+    AssertionError as well as an InvalidType like the other input checks.
+    """
+
+
 def check_ndim(x, ndim):
     """Raises ValueError unless ``x`` has ``ndim`` spatial axes (1-d/3-d wrappers)."""
     if len(x.shape[2:]) != ndim:
@@ -42,10 +50,11 @@ def unpooled_size(node, in_size, outs, label):
         label (str): Function name for the error message.
 
     Returns:
-        tuple of int: The output shape.
+        tuple of int: The output shape; an axis may be empty (length 0), as
+        in Chainer.
 
     Raises:
-        ValueError: If the output would be empty.
+        ValueError: If an output length would be negative.
     """
     size = tuple(
         conv.get_deconv_outsize(n, k, s, p, node.cover_all) if out is None else out
@@ -53,9 +62,9 @@ def unpooled_size(node, in_size, outs, label):
             in_size, outs, node.ksize, node.stride, node.pad, strict=True
         )
     )
-    if min(size) <= 0:
+    if min(size) < 0:
         raise ValueError(
-            f"{label}: the output would be empty {size} for spatial input size "
+            f"{label}: negative output size {size} for spatial input size "
             f"{tuple(in_size)}, ksize {node.ksize}, stride {node.stride}, "
             f"pad {node.pad}"
         )

@@ -15,6 +15,7 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions.pooling import _util
 from chainer.utils import conv
 from chainer.utils import type_check
 
@@ -54,11 +55,18 @@ class PoolingND(function_node.FunctionNode):
 
     def _check_window_fits(self, x_type):
         # Every output size must be positive: the (padded) input holds a window.
+        shape = tuple(type_check.eval(x_type.shape))
         extra = self.cover_all
-        for i, (k, s, p) in enumerate(
-            zip(self.ksize, self.stride, self.pad, strict=True)
+        for size, k, s, p in zip(
+            shape[2:], self.ksize, self.stride, self.pad, strict=True
         ):
-            type_check.expect(x_type.shape[2 + i] + (2 * p + (s - 1) * extra) >= k)
+            if size + 2 * p + (s - 1) * extra < k:
+                raise _util.OutputSizeError(
+                    "a window fits in the padded input on every spatial axis",
+                    f"x.shape = {shape}, ksize = {self.ksize}, "
+                    f"stride = {self.stride}, pad = {self.pad}, "
+                    f"cover_all = {self.cover_all}",
+                )
 
     def _setup(self, in_size):
         # Geometry of windows over an input of spatial shape ``in_size``.
