@@ -17,6 +17,7 @@ OTHERS = (
     "chainer.iterators",
     "chainer.datasets",
     "chainer.distributions",
+    "chainer.exporters",
     "chainer_cuda",
     "chainermn",
 )

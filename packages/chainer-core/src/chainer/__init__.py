@@ -47,6 +47,8 @@ from chainer.function_hook import FunctionHook
 from chainer.function_hook import get_function_hooks
 from chainer.function_node import FunctionNode
 from chainer.function_node import grad
+from chainer.graph_optimizations.static_graph import static_graph
+from chainer.graph_optimizations.static_graph_utilities import static_code
 from chainer.initializer import Initializer
 from chainer.link import Chain
 from chainer.link import ChainList
@@ -83,6 +85,7 @@ _LAZY_SUBMODULES = frozenset(
         "dataset",
         "datasets",
         "distributions",
+        "exporters",
         "function_hooks",
         "functions",
         "gradient_check",
@@ -286,30 +289,3 @@ def should_use_cudnn_tensor_core(dtype):
 
     return cuda.should_use_cudnn_tensor_core(dtype)
 
-
-def static_graph(*args, **kwargs):
-    """Decorator for a chain's ``forward`` marking its graph as static.
-
-    Graphs here are always built define-by-run, so the decorated method runs
-    unchanged (same results as with Chainer's static-graph optimization); the
-    options of Chainer's decorator are accepted and checked.
-    """
-    allowed = {
-        "verbosity_level",
-        "enable_double_backprop",
-        "force_test_define_by_run",
-        "minimize_cache_size",
-    }
-    unknown = set(kwargs) - allowed
-    if unknown:
-        raise TypeError(f"static_graph got unexpected options: {sorted(unknown)}")
-    if len(args) == 1 and callable(args[0]) and not kwargs:
-        return args[0]
-    return lambda f: f
-
-
-def static_code(*dec_args, **dec_kwargs):
-    """Decorator for code inside a static-graph ``forward``; it runs as written."""
-    if len(dec_args) == 1 and callable(dec_args[0]) and not dec_kwargs:
-        return dec_args[0]
-    return lambda f: f

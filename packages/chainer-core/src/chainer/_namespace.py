@@ -19,6 +19,7 @@ _PROVIDERS = {
     "chainer.links": "chainer-links",
     "chainer.distributions": "chainer-links",
     "chainer.distribution": "chainer-links",
+    "chainer.exporters": "chainer-links",
     "chainer.training": "chainer-training",
     "chainer.iterators": "chainer-training",
     "chainer.datasets": "chainer-datasets",

@@ -407,20 +407,14 @@ def test_other_layers(tmp_path):
             _length(117, _vint(1, 5) + _vint(2, 0) + _vint(6, 1)),
         ),
         _layer("loss", "SoftmaxWithLoss", ["fc_t", "label"], ["loss"]),
-        _layer(
-            "softmax0",
-            "Softmax",
-            ["data"],
-            ["softmax0"],
-            params=_length(125, _vint(2, 0)),
-        ),
+        _layer("softmax", "Softmax", ["data"], ["softmax"]),
     )
     func = caffe_function.CaffeFunction(path)
     x = _rand(2, 4, 2, 2) * 2
     t = numpy.array([1, 3], numpy.int32)
     names = [
         "lrn", "drop", "sig", "tanh", "leaky", "s1", "s2", "s3", "flat", "deconv",
-        "ave", "gmax", "fc_t", "loss", "softmax0",
+        "ave", "gmax", "fc_t", "loss", "softmax",
     ]  # fmt: skip
     with chainer.using_config("train", False):
         ys = func(inputs={"data": x, "label": t}, outputs=names)
@@ -445,7 +439,7 @@ def test_other_layers(tmp_path):
         "gmax": x.max(axis=(2, 3), keepdims=True),
         "fc_t": logits,
         "loss": -log_p[numpy.arange(2), t].mean(),
-        "softmax0": numpy.exp(x) / numpy.exp(x).sum(axis=0, keepdims=True),
+        "softmax": numpy.exp(x) / numpy.exp(x).sum(axis=1, keepdims=True),
     }
     for name, value in expected.items():
         testing.assert_allclose(outs[name].array, value, atol=1e-5, rtol=1e-4)
@@ -488,6 +482,14 @@ def test_group_and_dilated_convolution(tmp_path):
         ),
     )
     func = caffe_function.CaffeFunction(path)
+    # As in Chainer, the group convolution is a dense one whose weight holds
+    # the groups on its block diagonal.
+    dense = func.group.W.array
+    assert dense.shape == (4, 4, 3, 3)
+    numpy.testing.assert_array_equal(dense[:2, :2], W[:2])
+    numpy.testing.assert_array_equal(dense[2:, 2:], W[2:])
+    assert not dense[:2, 2:].any()
+    assert not dense[2:, :2].any()
     x = _rand(2, 4, 6, 6)
     group, dilated = func(inputs={"data": x}, outputs=["group", "dilated"])
     expected = numpy.concatenate(
@@ -601,6 +603,7 @@ def test_weights_of_wrong_size(tmp_path):
         ("Pooling", 121, _vint(1, 2), "Stochastic pooling"),
         ("InnerProduct", 117, _vint(5, 2), "Non-default axis"),
         ("SoftmaxWithLoss", 125, _vint(2, 2), "non-channel axis"),
+        ("Softmax", 125, _vint(2, 0), "non-channel axis"),
     ],
 )
 def test_unsupported_configurations(tmp_path, kind, field, param, match):
@@ -623,3 +626,63 @@ def test_serialization_round_trip(tmp_path):
     npz.load_npz(saved, other)
     numpy.testing.assert_array_equal(other.conv1.W.array, 3.0)
     numpy.testing.assert_array_equal(other.fc.W.array, weights[2])
+
+
+def test_layers_call_the_current_chainer_functions(tmp_path, monkeypatch):
+    path = _write(
+        tmp_path,
+        _layer("relu", "ReLU", ["data"], ["relu"]),
+        _layer(
+            "pool",
+            "Pooling",
+            ["relu"],
+            ["pool"],
+            params=_length(121, _pool_param(0, 2, 2)),
+        ),
+    )
+    func = caffe_function.CaffeFunction(path)
+    calls = []
+
+    def fake_relu(x):
+        calls.append(("relu", x.shape))
+        return F.identity(x)
+
+    def fake_pool(x, ksize, stride=None, pad=0):
+        calls.append(("max_pooling_2d", ksize, stride, pad))
+        return F.identity(x)
+
+    monkeypatch.setattr(chainer.functions, "relu", fake_relu)
+    monkeypatch.setattr(chainer.functions, "max_pooling_2d", fake_pool)
+    func(inputs={"data": _rand(1, 1, 4, 4)}, outputs=["pool"])
+    assert calls == [("relu", (1, 1, 4, 4)), ("max_pooling_2d", 2, 2, 0)]
+
+
+def test_eltwise_coefficients_are_checked_when_the_layer_runs(tmp_path):
+    eltwise = _vint(1, 1) + _f32(2, 1.0) + _f32(2, 2.0)
+    path = _write(
+        tmp_path,
+        _layer(
+            "sum", "Eltwise", ["a", "b", "c"], ["sum"], params=_length(110, eltwise)
+        ),
+    )
+    func = caffe_function.CaffeFunction(path)
+    inputs = {name: _rand(2, 3) for name in "abc"}
+    with pytest.raises(AssertionError, match="2 coefficients for 3 bottom blobs"):
+        func(inputs=inputs, outputs=["sum"])
+
+
+def test_batchnorm_is_called_without_finetuning(tmp_path, monkeypatch):
+    mean, var = _rand(3), numpy.abs(_rand(3)) + 0.5
+    path = _write(tmp_path, _layer("bn", "BatchNorm", ["data"], ["bn"], [mean, var]))
+    func = caffe_function.CaffeFunction(path)
+    seen = []
+    forward = L.BatchNormalization.forward
+
+    def spy(self, x, **kwargs):
+        seen.append(kwargs)
+        return forward(self, x, **kwargs)
+
+    monkeypatch.setattr(L.BatchNormalization, "forward", spy)
+    with chainer.using_config("train", False):
+        func(inputs={"data": _rand(2, 3)}, outputs=["bn"])
+    assert seen == [{"finetune": False}]

@@ -4,6 +4,7 @@ import numpy
 import pytest
 
 from chainer.links.caffe import _protobuf
+from chainer.links.caffe.protobuf3 import caffe_pb2
 
 
 def _varint(n):
@@ -39,11 +40,11 @@ def _f64(number, value):
     return _key(number, 1) + struct.pack("<d", value)
 
 
-_INNER = _protobuf.Schema(
+_INNER = _protobuf.message_class(
     "Inner",
     {1: _protobuf.optional("n", "int32"), 2: _protobuf.repeated("xs", "float")},
 )
-_OUTER = _protobuf.Schema(
+_OUTER = _protobuf.message_class(
     "Outer",
     {
         1: _protobuf.optional("name", "string"),
@@ -59,18 +60,22 @@ _OUTER = _protobuf.Schema(
 )
 
 
+def _parse(data):
+    return _OUTER.FromString(data)
+
+
 def test_defaults_for_absent_fields():
-    msg = _OUTER.parse(b"")
+    msg = _parse(b"")
     assert msg.name == ""
     assert msg.flag is True
     assert msg.ratio == 0.5
     assert msg.count == 7
     assert msg.dims == []
     assert msg.names == []
-    assert msg.ds.shape == (0,)
-    assert msg.ds.dtype == numpy.float64
+    assert numpy.asarray(msg.ds).shape == (0,)
+    assert numpy.asarray(msg.ds).dtype == numpy.float64
     assert msg.inner.n == 0
-    assert not msg.has_field("inner")
+    assert not msg.HasField("inner")
     with pytest.raises(AttributeError, match="no field"):
         _ = msg.missing
 
@@ -88,25 +93,25 @@ def test_scalars_strings_and_messages():
         + _length(9, b"a")
         + _length(9, b"b")
     )
-    msg = _OUTER.parse(data)
+    msg = _parse(data)
     assert msg.name == "conv1/7x7"
     assert msg.flag is False
     assert msg.inner.n == -3
     numpy.testing.assert_array_equal(msg.inner.xs, [0, 1, 2, 3])
-    assert msg.inner.xs.dtype == numpy.float32
+    assert numpy.asarray(msg.inner.xs).dtype == numpy.float32
     assert [item.n for item in msg.items] == [1, 2]
     assert msg.ratio == 0.25
     assert msg.count == 300
     assert msg.names == ["a", "b"]
-    assert msg.has_field("inner")
-    assert msg.has_field("ratio")
+    assert msg.HasField("inner")
+    assert msg.HasField("ratio")
 
 
 def test_packed_and_unpacked_repeated_scalars():
     packed = _length(5, _varint(2) + _varint(300) + _varint(5))
     unpacked = _vint(5, 7)
     doubles = _f64(7, 1.5) + _length(7, struct.pack("<2d", 2.5, 3.5)) + _f64(7, 4.5)
-    msg = _OUTER.parse(packed + unpacked + doubles)
+    msg = _parse(packed + unpacked + doubles)
     assert msg.dims == [2, 300, 5, 7]
     numpy.testing.assert_array_equal(msg.ds, [1.5, 2.5, 3.5, 4.5])
 
@@ -114,15 +119,15 @@ def test_packed_and_unpacked_repeated_scalars():
 def test_floats_are_views_of_the_input():
     payload = numpy.arange(1000, dtype="<f4").tobytes()
     data = _length(3, _length(2, payload))
-    msg = _OUTER.parse(data)
-    xs = msg.inner.xs
+    msg = _parse(data)
+    xs = numpy.asarray(msg.inner.xs)
     assert xs.base is not None
     numpy.testing.assert_array_equal(xs, numpy.arange(1000))
 
 
 def test_non_repeated_message_fields_merge():
     data = _length(3, _vint(1, 4)) + _length(3, _length(2, struct.pack("<f", 2.0)))
-    msg = _OUTER.parse(data)
+    msg = _parse(data)
     assert msg.inner.n == 4
     numpy.testing.assert_array_equal(msg.inner.xs, [2.0])
 
@@ -136,8 +141,10 @@ def test_unknown_fields_are_skipped():
         + _length(43, b"\x00" * 10)
         + group
     )
-    msg = _OUTER.parse(unknown + _length(1, b"ok"))
+    msg = _parse(unknown + _length(1, b"ok"))
     assert msg.name == "ok"
+    # Unknown fields are written back.
+    assert msg.SerializeToString() == _length(1, b"ok") + unknown
 
 
 @pytest.mark.parametrize(
@@ -156,7 +163,7 @@ def test_unknown_fields_are_skipped():
 )
 def test_malformed_input_raises(data):
     with pytest.raises(_protobuf.DecodeError):
-        _OUTER.parse(data)
+        _parse(data)
 
 
 def test_caffe_schema_reads_a_layer():
@@ -171,7 +178,7 @@ def test_caffe_schema_reads_a_layer():
         + _length(7, blob)
         + _length(106, conv)
     )
-    net = _protobuf.NET_PARAMETER.parse(_length(1, b"net") + _length(100, layer))
+    net = caffe_pb2.NetParameter.FromString(_length(1, b"net") + _length(100, layer))
     (parsed,) = net.layer
     assert parsed.name == "conv"
     assert parsed.type == "Convolution"

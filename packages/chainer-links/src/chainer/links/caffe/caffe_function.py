@@ -1,26 +1,14 @@
 """CaffeFunction: runs a network read from a binary ``.caffemodel`` file."""
 
-import functools
 import warnings
 
+import numpy
+
 from chainer import configuration
+from chainer import functions
 from chainer import initializer
 from chainer import link
-from chainer.functions.activation import leaky_relu
-from chainer.functions.activation import relu
-from chainer.functions.activation import sigmoid
-from chainer.functions.activation import softmax
-from chainer.functions.activation import tanh
-from chainer.functions.array import concat
-from chainer.functions.array import reshape
-from chainer.functions.array import split_axis
-from chainer.functions.loss import softmax_cross_entropy
-from chainer.functions.math import maximum
-from chainer.functions.noise import dropout
-from chainer.functions.normalization import local_response_normalization
-from chainer.functions.pooling import average_pooling_2d
-from chainer.functions.pooling import max_pooling_2d
-from chainer.links.caffe import _protobuf
+from chainer.links.caffe.protobuf3 import caffe_pb2 as caffe_pb
 from chainer.links.connection import convolution_2d
 from chainer.links.connection import deconvolution_2d
 from chainer.links.connection import linear
@@ -28,12 +16,35 @@ from chainer.links.connection import scale
 from chainer.links.normalization import batch_normalization
 
 # Enum values of caffe.proto.
-_POOL_MAX = 0
-_POOL_AVE = 1
-_LRN_ACROSS_CHANNELS = 0
-_ELTWISE_PROD = 0
-_ELTWISE_SUM = 1
-_ELTWISE_MAX = 2
+_POOL_MAX = caffe_pb.PoolingParameter.MAX
+_POOL_AVE = caffe_pb.PoolingParameter.AVE
+_LRN_ACROSS_CHANNELS = caffe_pb.LRNParameter.ACROSS_CHANNELS
+_ELTWISE_PROD = caffe_pb.EltwiseParameter.PROD
+_ELTWISE_SUM = caffe_pb.EltwiseParameter.SUM
+_ELTWISE_MAX = caffe_pb.EltwiseParameter.MAX
+_ENGINE_CAFFE = caffe_pb.SoftmaxParameter.CAFFE
+_ENGINE_CUDNN = caffe_pb.SoftmaxParameter.CUDNN
+
+# V1LayerParameter.LayerType values mapped to the type strings of the current
+# format.
+_V1_LAYER_TYPES = {
+    caffe_pb.V1LayerParameter.CONCAT: "Concat",
+    caffe_pb.V1LayerParameter.CONVOLUTION: "Convolution",
+    caffe_pb.V1LayerParameter.DATA: "Data",
+    caffe_pb.V1LayerParameter.DECONVOLUTION: "Deconvolution",
+    caffe_pb.V1LayerParameter.DROPOUT: "Dropout",
+    caffe_pb.V1LayerParameter.ELTWISE: "Eltwise",
+    caffe_pb.V1LayerParameter.INNER_PRODUCT: "InnerProduct",
+    caffe_pb.V1LayerParameter.LRN: "LRN",
+    caffe_pb.V1LayerParameter.POOLING: "Pooling",
+    caffe_pb.V1LayerParameter.RELU: "ReLU",
+    caffe_pb.V1LayerParameter.SIGMOID: "Sigmoid",
+    caffe_pb.V1LayerParameter.SOFTMAX: "Softmax",
+    caffe_pb.V1LayerParameter.SOFTMAX_LOSS: "SoftmaxWithLoss",
+    caffe_pb.V1LayerParameter.SPLIT: "Split",
+    caffe_pb.V1LayerParameter.SLICE: "Slice",
+    caffe_pb.V1LayerParameter.TANH: "TanH",
+}
 
 # Layers that feed data in from outside the net; the caller passes the blobs.
 _INPUT_LAYERS = frozenset(("Data", "Input"))
@@ -62,9 +73,12 @@ class CaffeFunction(link.Chain):
     .. note::
        CaffeFunction skips layers it does not support, layers that have no
        top blobs, and layers whose bottom blobs are not given nor computed.
-       Group convolutions use the ``groups`` option of
-       :class:`~chainer.links.Convolution2D`, so their weights have Caffe's
-       ``(out, in / group, kh, kw)`` shape.
+       As in Chainer, a group convolution becomes an ordinary
+       :class:`~chainer.links.Convolution2D` (or Deconvolution2D) whose
+       weight ``W`` has the full ``(out, in, kh, kw)`` shape, with the
+       weights of each group on its block diagonal and zeros elsewhere.
+       The layers call the functions and links through
+       ``chainer.functions`` and ``chainer.links`` when they run.
 
     Example:
         To extract the (unnormalized) log class probability ``fc8`` of
@@ -93,9 +107,10 @@ class CaffeFunction(link.Chain):
         super().__init__()
         with open(model_path, "rb") as f:
             data = f.read()
+        net = caffe_pb.NetParameter()
         try:
-            net = _protobuf.NET_PARAMETER.parse(data)
-        except _protobuf.DecodeError as exc:
+            net.MergeFromString(data)
+        except caffe_pb.DecodeError as exc:
             raise ValueError(
                 f"{model_path} is not a binary Caffe model (NetParameter): {exc}"
             ) from exc
@@ -108,7 +123,7 @@ class CaffeFunction(link.Chain):
                 self._setup_layer(layer, layer.type)
         else:
             for layer in net.layers:
-                kind = _protobuf.V1_LAYER_TYPES.get(layer.type, layer.type)
+                kind = _V1_LAYER_TYPES.get(layer.type, layer.type)
                 self._setup_layer(layer, kind)
 
     def forward(self, inputs, outputs, disable=(), **kwargs):
@@ -187,9 +202,9 @@ class CaffeFunction(link.Chain):
     def _setup_concat(self, layer):
         param = layer.concat_param
         axis = param.axis
-        if not param.has_field("axis") and param.has_field("concat_dim"):
+        if not param.HasField("axis") and param.HasField("concat_dim"):
             axis = param.concat_dim
-        self._add_layer(layer, _ListCall(concat.concat, axis=axis))
+        self._add_layer(layer, _ListCall("concat", axis=axis))
 
     def _setup_convolution(self, layer):
         param = layer.convolution_param
@@ -203,10 +218,9 @@ class CaffeFunction(link.Chain):
             stride=_pair(param, "stride", 1),
             pad=_pair(param, "pad", 0),
             nobias=not param.bias_term,
-            initialW=_Blob(blobs[0], layer.name),
+            initialW=_GroupedBlob(blobs[0], layer.name, group),
             initial_bias=_Blob(blobs[1], layer.name) if param.bias_term else None,
             dilate=_dilation(param),
-            groups=group,
         )
         self._add_child(layer, conv)
 
@@ -222,21 +236,22 @@ class CaffeFunction(link.Chain):
             stride=_pair(param, "stride", 1),
             pad=_pair(param, "pad", 0),
             nobias=not param.bias_term,
-            initialW=_Blob(blobs[0], layer.name),
+            initialW=_GroupedBlob(blobs[0], layer.name, group),
             initial_bias=_Blob(blobs[1], layer.name) if param.bias_term else None,
             dilate=_dilation(param),
-            groups=group,
         )
         self._add_child(layer, deconv)
 
     def _setup_dropout(self, layer):
         ratio = layer.dropout_param.dropout_ratio
-        self._add_layer(layer, functools.partial(dropout.dropout, ratio=ratio))
+        self._add_layer(layer, _Call("dropout", ratio=ratio))
 
     def _setup_inner_product(self, layer):
         param = layer.inner_product_param
         if param.axis != 1:
             raise RuntimeError("Non-default axis in InnerProduct is not supported")
+        if layer.blobs:
+            _matrix_shape(layer.blobs[0], layer.name)
         blobs = _blobs(layer, 2 if param.bias_term else 1)
         rows, cols = _matrix_shape(blobs[0], layer.name)
         out_size, in_size = (cols, rows) if param.transpose else (rows, cols)
@@ -253,8 +268,8 @@ class CaffeFunction(link.Chain):
         param = layer.lrn_param
         if param.norm_region != _LRN_ACROSS_CHANNELS:
             raise RuntimeError("Within-channel LRN is not supported")
-        forward = functools.partial(
-            local_response_normalization.local_response_normalization,
+        forward = _Call(
+            "local_response_normalization",
             n=param.local_size,
             k=param.k,
             alpha=param.alpha / param.local_size,
@@ -265,9 +280,9 @@ class CaffeFunction(link.Chain):
     def _setup_pooling(self, layer):
         param = layer.pooling_param
         if param.pool == _POOL_MAX:
-            func = max_pooling_2d.max_pooling_2d
+            func = "max_pooling_2d"
         elif param.pool == _POOL_AVE:
-            func = average_pooling_2d.average_pooling_2d
+            func = "average_pooling_2d"
         else:
             raise RuntimeError("Stochastic pooling is not supported")
         stride = _pair(param, "stride", 1)
@@ -276,15 +291,12 @@ class CaffeFunction(link.Chain):
         if param.global_pooling and not ksize:
             forward = _GlobalPooling(func, stride, pad)
         else:
-            forward = functools.partial(func, ksize=ksize, stride=stride, pad=pad)
+            forward = _Pooling(func, ksize, stride, pad)
         self._add_layer(layer, forward)
 
     def _setup_relu(self, layer):
         slope = layer.relu_param.negative_slope
-        if slope != 0:
-            forward = functools.partial(leaky_relu.leaky_relu, slope=slope)
-        else:
-            forward = relu.relu
+        forward = _Call("leaky_relu", slope=slope) if slope != 0 else _Call("relu")
         self._add_layer(layer, forward)
 
     def _setup_reshape(self, layer):
@@ -315,8 +327,10 @@ class CaffeFunction(link.Chain):
         )
         bn.avg_mean[...] = mean
         bn.avg_var[...] = var
-        wrapper = _TestMode if param.use_global_stats else None
-        self._add_child(layer, bn, wrapper)
+        if param.use_global_stats:
+            self._add_child(layer, bn, _TestMode)
+        else:
+            self._add_child(layer, bn, _NoFinetune)
 
     def _setup_eltwise(self, layer):
         param = layer.eltwise_param
@@ -324,12 +338,7 @@ class CaffeFunction(link.Chain):
         if operation not in (_ELTWISE_PROD, _ELTWISE_SUM, _ELTWISE_MAX):
             raise ValueError(f"Invalid EltwiseParameter.EltwiseOp value: {operation}")
         coeffs = [float(c) for c in param.coeff] or None
-        if coeffs is not None and len(coeffs) != len(layer.bottom):
-            raise ValueError(
-                f'Eltwise layer "{layer.name}" has {len(coeffs)} coefficients '
-                f"for {len(layer.bottom)} bottom blobs"
-            )
-        self._add_layer(layer, _Eltwise(operation, coeffs))
+        self._add_layer(layer, _Eltwise(layer.name, operation, coeffs))
 
     def _setup_scale(self, layer):
         param = layer.scale_param
@@ -354,32 +363,37 @@ class CaffeFunction(link.Chain):
 
     def _setup_slice(self, layer):
         param = layer.slice_param
-        if param.has_field("axis"):
+        if param.HasField("axis"):
             axis = param.axis
-        elif param.has_field("slice_dim"):
+        elif param.HasField("slice_dim"):
             axis = param.slice_dim
         else:
             axis = 1
         sections = list(param.slice_point) or len(layer.top)
-        forward = functools.partial(
-            split_axis.split_axis, indices_or_sections=sections, axis=axis
-        )
+        forward = _Call("split_axis", indices_or_sections=sections, axis=axis)
         self._add_layer(layer, forward)
 
     def _setup_softmax(self, layer):
-        axis = layer.softmax_param.axis
-        self._add_layer(layer, functools.partial(softmax.softmax, axis=axis))
+        param = layer.softmax_param
+        if param.axis != 1:
+            raise RuntimeError("Softmax along non-channel axis is not supported")
+        forward = _Call("softmax")
+        if param.engine == _ENGINE_CAFFE:
+            forward = _WithCudnn(forward, "never")
+        elif param.engine == _ENGINE_CUDNN:
+            forward = _WithCudnn(forward, "always")
+        self._add_layer(layer, forward)
 
     def _setup_softmax_with_loss(self, layer):
         if layer.softmax_param.axis != 1:
             raise RuntimeError("Softmax along non-channel axis is not supported")
-        self._add_layer(layer, softmax_cross_entropy.softmax_cross_entropy)
+        self._add_layer(layer, _Call("softmax_cross_entropy"))
 
     def _setup_sigmoid(self, layer):
-        self._add_layer(layer, sigmoid.sigmoid)
+        self._add_layer(layer, _Call("sigmoid"))
 
     def _setup_tanh(self, layer):
-        self._add_layer(layer, tanh.tanh)
+        self._add_layer(layer, _Call("tanh"))
 
     def _setup_split(self, layer):
         source = self.split_map.get(layer.bottom[0], layer.bottom[0])
@@ -424,19 +438,19 @@ def _blobs(layer, count):
 
 def _data(blob):
     data = blob.data
-    return data if len(data) else blob.double_data
+    return numpy.asarray(data if len(data) else blob.double_data)
 
 
 def _shape(blob):
-    dims = blob.shape.dim
+    dims = list(blob.shape.dim)
     if dims:
-        return list(dims)
+        return dims
     # Legacy 4-D blobs: num, channels, height, width.
     return [blob.num, blob.channels, blob.height, blob.width]
 
 
 def _matrix_shape(blob, name):
-    dims = blob.shape.dim
+    dims = list(blob.shape.dim)
     if len(dims) == 2:
         return dims[0], dims[1]
     if dims and len(dims) != 4:
@@ -469,14 +483,46 @@ class _Blob(initializer.Initializer):
         array[...] = data.reshape(array.shape)
 
 
+class _GroupedBlob(initializer.Initializer):
+    """Fills a dense convolution weight with the blob of a group convolution.
+
+    Caffe stores ``group`` blocks of shape ``(out / group, in / group, kh,
+    kw)``; they go on the block diagonal of the ``(out, in, kh, kw)`` weight
+    (``(in, out, kh, kw)`` for a deconvolution), the rest is zero.
+    """
+
+    def __init__(self, blob, layer_name, group):
+        super().__init__()
+        self.data = _data(blob)
+        self.layer_name = layer_name
+        self.group = group
+
+    def __call__(self, array):
+        group = self.group
+        n_rows, n_cols = array.shape[:2]
+        rows, cols = n_rows // group, n_cols // group
+        block_shape = (rows, cols, *array.shape[2:])
+        size = group * int(numpy.prod(block_shape))
+        if self.data.size != size:
+            raise ValueError(
+                f'Caffe blob of layer "{self.layer_name}" has {self.data.size} '
+                f"values, but {group} group(s) of shape {block_shape} need {size}"
+            )
+        blocks = self.data.reshape((group, *block_shape))
+        array[...] = 0
+        for g in range(group):
+            array[g * rows : (g + 1) * rows, g * cols : (g + 1) * cols] = blocks[g]
+
+
 def _pair(param, name, default):
     # Caffe gives sizes as `<name>_h` and `<name>_w`, or as one value (a
     # repeated field in ConvolutionParameter, a scalar in PoolingParameter).
     if getattr(param, name + "_h") > 0 or getattr(param, name + "_w") > 0:
         return getattr(param, name + "_h"), getattr(param, name + "_w")
     value = getattr(param, name + "_size" if name == "kernel" else name)
-    if not isinstance(value, list):
+    if isinstance(value, int):
         return value
+    value = list(value)
     if not value:
         return default
     if len(value) == 1:
@@ -508,8 +554,67 @@ class _ChildCall:
         self.caffe_func = caffe_func
         self.name = name
 
+    def __call__(self, *xs, **kwargs):
+        return getattr(self.caffe_func, self.name)(*xs, **kwargs)
+
+
+class _Call:
+    """Calls ``chainer.functions.<name>`` with fixed keyword arguments.
+
+    The function is looked up when the layer runs, so it is always the
+    current attribute of ``chainer.functions``.
+    """
+
+    __slots__ = ("kwargs", "name")
+
+    def __init__(self, name, **kwargs):
+        self.name = name
+        self.kwargs = kwargs
+
     def __call__(self, *xs):
-        return getattr(self.caffe_func, self.name)(*xs)
+        return getattr(functions, self.name)(*xs, **self.kwargs)
+
+
+class _Pooling:
+    """Calls a pooling function with the window size as positional argument."""
+
+    __slots__ = ("ksize", "name", "pad", "stride")
+
+    def __init__(self, name, ksize, stride, pad):
+        self.name = name
+        self.ksize = ksize
+        self.stride = stride
+        self.pad = pad
+
+    def __call__(self, x):
+        func = getattr(functions, self.name)
+        return func(x, self.ksize, stride=self.stride, pad=self.pad)
+
+
+class _WithCudnn:
+    """Runs a layer with ``chainer.config.use_cudnn`` set (Caffe's ``engine``)."""
+
+    __slots__ = ("func", "use_cudnn")
+
+    def __init__(self, func, use_cudnn):
+        self.func = func
+        self.use_cudnn = use_cudnn
+
+    def __call__(self, x):
+        with configuration.using_config("use_cudnn", self.use_cudnn):
+            return self.func(x)
+
+
+class _NoFinetune:
+    """Calls a BatchNormalization link with ``finetune=False``."""
+
+    __slots__ = ("func",)
+
+    def __init__(self, func):
+        self.func = func
+
+    def __call__(self, x):
+        return self.func(x, finetune=False)
 
 
 class _TestMode:
@@ -522,34 +627,35 @@ class _TestMode:
 
     def __call__(self, x):
         with configuration.using_config("train", False):
-            return self.func(x)
+            return self.func(x, finetune=False)
 
 
 class _ListCall:
-    """Passes all bottom blobs to ``func`` as one list (concat)."""
+    """Passes all bottom blobs to ``chainer.functions.<name>`` as one tuple."""
 
-    __slots__ = ("func", "kwargs")
+    __slots__ = ("kwargs", "name")
 
-    def __init__(self, func, **kwargs):
-        self.func = func
+    def __init__(self, name, **kwargs):
+        self.name = name
         self.kwargs = kwargs
 
     def __call__(self, *xs):
-        return self.func(xs, **self.kwargs)
+        return getattr(functions, self.name)(xs, **self.kwargs)
 
 
 class _GlobalPooling:
     """Pools over the whole feature map, whatever its size."""
 
-    __slots__ = ("func", "pad", "stride")
+    __slots__ = ("name", "pad", "stride")
 
-    def __init__(self, func, stride, pad):
-        self.func = func
+    def __init__(self, name, stride, pad):
+        self.name = name
         self.stride = stride
         self.pad = pad
 
     def __call__(self, x):
-        return self.func(x, x.shape[2:], stride=self.stride, pad=self.pad)
+        func = getattr(functions, self.name)
+        return func(x, x.shape[2:], stride=self.stride, pad=self.pad)
 
 
 class _Reshape:
@@ -562,23 +668,32 @@ class _Reshape:
 
     def __call__(self, x):
         in_shape = x.shape
-        shape = tuple(in_shape[i] if d == 0 else d for i, d in enumerate(self.dims))
-        return reshape.reshape(x, shape)
+        shape = [in_shape[i] if d == 0 else d for i, d in enumerate(self.dims)]
+        return functions.reshape(x, shape=shape)
 
 
 class _Eltwise:
     """Elementwise product, (weighted) sum or maximum of the bottom blobs."""
 
-    __slots__ = ("coeffs", "operation")
+    __slots__ = ("coeffs", "name", "operation")
 
-    def __init__(self, operation, coeffs):
+    def __init__(self, name, operation, coeffs):
+        self.name = name
         self.operation = operation
         self.coeffs = coeffs
 
     def __call__(self, *xs):
         operation = self.operation
-        if operation == _ELTWISE_SUM and self.coeffs is not None:
-            xs = [x * c for x, c in zip(xs, self.coeffs, strict=True)]
+        coeffs = self.coeffs
+        if operation == _ELTWISE_SUM and coeffs is not None:
+            if len(coeffs) != len(xs):
+                # An AssertionError, as in Chainer; the file may hold such a
+                # layer as long as it is not run.
+                raise AssertionError(
+                    f'Eltwise layer "{self.name}" has {len(coeffs)} coefficients '
+                    f"for {len(xs)} bottom blobs"
+                )
+            xs = [x * c for x, c in zip(xs, coeffs, strict=True)]
         y = xs[0]
         for x in xs[1:]:
             if operation == _ELTWISE_PROD:
@@ -586,5 +701,5 @@ class _Eltwise:
             elif operation == _ELTWISE_SUM:
                 y = y + x
             else:
-                y = maximum.maximum(y, x)
+                y = functions.maximum(y, x)
         return y

@@ -1,0 +1,1 @@
+"""Caffe's protobuf messages (:mod:`~chainer.links.caffe.protobuf3.caffe_pb2`)."""
