@@ -30,21 +30,23 @@ def _wanted(package, kind):
 
 
 def _defined(path):
+    """Public names of a module: ``(defined there, imported there)``."""
     tree = ast.parse(path.read_text())
-    names = set()
+    defined = set()
+    imported = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not (
             node.name.startswith("_")
         ):
-            names.add(node.name)
+            defined.add(node.name)
         elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
-                names.add(alias.asname or alias.name)
+                imported.add(alias.asname or alias.name)
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
-                    names.add(target.id)
-    return names
+                    defined.add(target.id)
+    return defined, imported - defined
 
 
 def _module_key(name, module):
@@ -58,16 +60,20 @@ def generate(package, kind, verbose):
     pkg = SRC / package
     wanted = _wanted(package, kind)
     found = {}
+    rank = {}
     for path in sorted(pkg.rglob("*.py")):
         rel = path.relative_to(pkg.parent.parent)
         if any(part.startswith("_") for part in rel.parts[2:]):
             continue
         module = ".".join(rel.with_suffix("").parts)
-        for name in sorted(_defined(path) & wanted):
-            if name not in found or _module_key(name, module):
-                if name in found and _module_key(name, found[name]):
-                    continue
+        defined, imported = _defined(path)
+        for name in sorted((defined | imported) & wanted):
+            # A module re-exporting a name from its new home (the cells kept
+            # importable under functions/activation) loses to that home.
+            key = (_module_key(name, module), name in defined)
+            if name not in found or key > rank[name]:
                 found[name] = module
+                rank[name] = key
     lines = [BEGIN]
     for name in sorted(found):
         lines.append(f"from {found[name]} import {name}")

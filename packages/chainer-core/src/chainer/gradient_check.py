@@ -11,8 +11,8 @@ the projection for almost every direction.
 
 from __future__ import annotations
 
+import copy
 import io
-import math
 
 import numpy
 
@@ -29,6 +29,12 @@ class NondifferentiableError(Exception):
     Tests that sample random inputs catch it and draw new inputs
     (``dodge_nondifferentiable`` in :class:`chainer.testing.FunctionTestCase`).
     """
+
+
+class _InvalidEps(ValueError, AssertionError):
+    # A ValueError, and an AssertionError as Chainer raises for a step that is
+    # not positive.
+    pass
 
 
 def assert_allclose(x, y, atol=1e-5, rtol=1e-4, verbose=True):
@@ -184,7 +190,7 @@ def numerical_grad(
         ``inputs``.
     """
     if not eps > 0:
-        raise ValueError(f"numerical_grad: eps must be positive, got {eps}")
+        raise _InvalidEps(f"numerical_grad: eps must be positive, got {eps}")
     if not isinstance(inputs, (tuple, list)):
         raise TypeError("numerical_grad: inputs must be a tuple or a list of arrays")
     if not isinstance(grad_outputs, (tuple, list)):
@@ -299,7 +305,18 @@ def _format_arrays(f, title, arrays):
         f.write(f"{title}[{i}]:\n{a}\n")
 
 
-class _BackwardCheck:
+def _node_caller(node):
+    # A FunctionNode instance is checked through apply; each call applies a
+    # fresh copy, so the graph of one call keeps its own node.
+    def call(*xs):
+        return copy.copy(node).apply(xs)
+
+    return call
+
+
+class _CheckBackward:
+    """The check run by :func:`check_backward` (one instance per call)."""
+
     def __init__(
         self,
         func,
@@ -313,6 +330,8 @@ class _BackwardCheck:
         dtype,
         detect_nondifferentiable,
     ):
+        if isinstance(func, chainer.FunctionNode):
+            func = _node_caller(func)
         if not callable(func):
             raise TypeError(f"func must be callable, not {type(func).__name__}")
         x_data = tuple(
@@ -338,7 +357,7 @@ class _BackwardCheck:
         if dtype is not None and numpy.dtype(dtype).kind != "f":
             raise ValueError(f"dtype must be a float type or None, got {dtype}")
         if not eps > 0:
-            raise ValueError(f"eps must be positive, got {eps}")
+            raise _InvalidEps(f"eps must be positive, got {eps}")
         if no_grads is None:
             no_grads = [x is None or x.dtype.kind != "f" for x in x_data]
         else:
@@ -392,6 +411,12 @@ class _BackwardCheck:
         if pairs:
             chainer.backward([y for y, _ in pairs], [gy for _, gy in pairs])
 
+        for i, (x, skip) in enumerate(zip(xs, self.no_grads, strict=True)):
+            if skip and x is not None and x.grad is not None:
+                raise RuntimeError(
+                    f"backward computed a gradient of input {i}, which "
+                    "no_grads marks as having none"
+                )
         targets = [x for x, skip in zip(xs, self.no_grads, strict=True) if not skip]
         targets += list(self.params)
         for p in self.params:
@@ -444,16 +469,41 @@ class _BackwardCheck:
                     f"{g.dtype}; expected shape {v.shape} and dtype {v.dtype}"
                 )
 
+    @staticmethod
+    def _sample_unit_vector(size, xp):
+        """Random unit vector of ``size`` float64 elements on ``xp``'s device.
+
+        Drawn from NumPy's global RNG (so :func:`~chainer.testing.fix_random`
+        repeats it) close to uniformly on the sphere, with no element smaller
+        in magnitude than ``0.1 / sqrt(size)``: every element takes part in
+        the check.
+        """
+        if size == 0:
+            return xp.zeros((0,), numpy.float64)
+        z = numpy.random.normal(size=size)
+        norm = numpy.sqrt(numpy.square(z).sum())
+        if norm == 0:
+            z = numpy.ones(size)
+            norm = numpy.sqrt(size)
+        # Lifting small elements to 0.2 * (their RMS) changes the direction
+        # little and keeps each normalized element above 0.1 / sqrt(size).
+        floor = 0.2 * norm / numpy.sqrt(size)
+        z = numpy.where(z < 0, -1.0, 1.0) * numpy.maximum(numpy.abs(z), floor)
+        z /= numpy.sqrt(numpy.square(z).sum())
+        return xp.asarray(z)
+
     def _sample_directions(self, targets):
         arrays = [v.array for v in targets]
         xp = backend.get_array_module(*arrays) if arrays else numpy
-        # The global NumPy RNG, so that testing.fix_random makes it repeatable.
-        directions = [xp.asarray(numpy.random.normal(size=a.shape)) for a in arrays]
-        # A unit direction keeps the size of the difference error independent
-        # of the number of input elements.
-        norm = math.sqrt(sum(float(xp.square(d).sum()) for d in directions))
-        if norm != 0:
-            directions = [d * (1.0 / norm) for d in directions]
+        # One unit vector over all the elements: the size of the difference
+        # error does not depend on the number of inputs.
+        sizes = [a.size for a in arrays]
+        vector = self._sample_unit_vector(sum(sizes), xp)
+        directions = []
+        offset = 0
+        for a, n in zip(arrays, sizes, strict=True):
+            directions.append(vector[offset : offset + n].reshape(a.shape))
+            offset += n
         return directions
 
     def _numeric_directional(self, directions, y_grad):
@@ -550,9 +600,11 @@ def check_backward(
     :func:`numerical_grad`. Integer inputs are not checked.
 
     Args:
-        func (callable): Function taking Variables and returning a Variable or
-            a tuple of Variables (a FunctionNode wrapper, a Link...). It is
-            called several times and must be deterministic.
+        func (callable or ~chainer.FunctionNode): Function taking Variables
+            and returning a Variable or a tuple of Variables (a FunctionNode
+            wrapper, a Link...), or a FunctionNode instance, which is applied
+            to the inputs. It is called several times and must be
+            deterministic.
         x_data (array or tuple of arrays): Inputs of ``func``.
         y_grad (array or tuple of arrays or None): Gradients of the outputs;
             ``None`` for a loss function with one output of shape ``()``. A
@@ -573,7 +625,7 @@ def check_backward(
     Raises:
         AssertionError: If the gradients do not match.
     """
-    _BackwardCheck(
+    _CheckBackward(
         func,
         x_data,
         y_grad,

@@ -139,3 +139,37 @@ def test_ratio_out_of_range_is_rejected(ratio):
             numpy.zeros((4, 3), numpy.float32),
             ratio=ratio,
         )
+
+
+@pytest.mark.parametrize(
+    ("x_dtype", "w_dtype", "b_dtype"),
+    [
+        (numpy.float32, numpy.float16, numpy.float64),
+        (numpy.float16, numpy.float64, numpy.float32),
+        (numpy.float64, numpy.float32, numpy.float16),
+    ],
+)
+@pytest.mark.parametrize("batchwise", [True, False])
+def test_mixed_float_dtypes(x_dtype, w_dtype, b_dtype, batchwise):
+    rng = numpy.random.RandomState(0)
+    x = chainer.Variable(rng.uniform(-1, 1, (4, 3)).astype(x_dtype))
+    W = chainer.Variable(rng.uniform(-1, 1, (2, 3)).astype(w_dtype))
+    b = chainer.Variable(rng.uniform(-1, 1, 2).astype(b_dtype))
+    mask_shape = (4, 2, 3) if batchwise else (2, 3)
+    mask = rng.uniform(size=mask_shape) >= 0.5
+    y = simplified_dropconnect.simplified_dropconnect(x, W, b, ratio=0.5, mask=mask)
+    assert y.dtype == x_dtype
+    Wm = W.array.astype(numpy.float64) * mask * 2
+    x64 = x.array.astype(numpy.float64)
+    expected = numpy.einsum("ijk,ik->ij", numpy.broadcast_to(Wm, (4, 2, 3)), x64)
+    expected += b.array
+    tol = 1e-2 if numpy.float16 in (x_dtype, w_dtype, b_dtype) else 1e-6
+    numpy.testing.assert_allclose(y.array, expected, rtol=tol, atol=tol)
+    y.grad = numpy.ones_like(y.array)
+    y.backward()
+    assert (x.grad.dtype, W.grad.dtype, b.grad.dtype) == (x_dtype, w_dtype, b_dtype)
+    numpy.testing.assert_allclose(b.grad, [4.0, 4.0])
+    gx = Wm.sum(axis=-2)
+    numpy.testing.assert_allclose(
+        x.grad, numpy.broadcast_to(gx, (4, 3)), rtol=tol, atol=tol
+    )

@@ -137,3 +137,19 @@ def test_initializer_arguments():
     )
     numpy.testing.assert_array_equal(link.W.array, numpy.ones((3, 2), "f"))
     numpy.testing.assert_array_equal(link.b.array, numpy.full(3, 2, "f"))
+
+
+def test_weight_dtype_may_differ_from_input_dtype():
+    link = simplified_dropconnect.SimplifiedDropconnect(
+        3,
+        2,
+        initialW=initializers.Normal(1, numpy.float16),
+        initial_bias=initializers.Normal(1, numpy.float32),
+    )
+    x = numpy.ones((4, 3), numpy.float32)
+    y = link(x, train=True)
+    assert y.dtype == numpy.float32
+    y.grad = numpy.ones_like(y.array)
+    y.backward()
+    assert link.W.grad.dtype == numpy.float16
+    assert link.b.grad.dtype == numpy.float32

@@ -66,8 +66,15 @@ def test_bias_as_input():
 
 def test_missing_bias():
     link = bias.Bias()
-    with pytest.raises(TypeError, match="second input"):
+    with pytest.raises(TypeError, match="the input and the bias"):
         link(numpy.zeros((2, 3), numpy.float32))
+
+
+def test_second_input_does_not_replace_the_parameter():
+    link = bias.Bias(shape=(3,))
+    x = numpy.zeros((2, 3), numpy.float32)
+    with pytest.raises(TypeError, match="takes one input, got 2"):
+        link(x, numpy.ones(3, numpy.float32))
 
 
 def test_wrong_input_shape():
@@ -82,3 +89,11 @@ def test_serialization_round_trip():
     dst = bias.Bias(shape=(2, 3))
     testing.save_and_load_npz(src, dst)
     numpy.testing.assert_array_equal(dst.b.array, src.b.array)
+
+
+@pytest.mark.parametrize(("shape", "n_inputs"), [((3,), 2), (None, 1)])
+def test_wrong_number_of_inputs_is_an_assertion_in_debug_mode(shape, n_inputs):
+    link = bias.Bias(shape=shape)
+    xs = [numpy.zeros((2, 3), numpy.float32), numpy.ones(3, numpy.float32)]
+    with chainer.using_config("debug", True), pytest.raises(AssertionError):
+        link(*xs[:n_inputs])

@@ -100,7 +100,13 @@ def test_structure():
 
 def test_zero_offsets_give_a_convolution():
     link = deformable_convolution_2d.DeformableConvolution2D(
-        3, 4, 3, stride=2, pad=1, offset_initialW=initializers.Zero()
+        3,
+        4,
+        3,
+        stride=2,
+        pad=1,
+        offset_initialW=initializers.Zero(),
+        deform_initialW=initializers.Normal(),
     )
     x = numpy.random.uniform(-1, 1, (2, 3, 5, 6)).astype(numpy.float32)
     y = link(x)
@@ -110,8 +116,20 @@ def test_zero_offsets_give_a_convolution():
     numpy.testing.assert_allclose(y.array, expected.array, rtol=1e-5, atol=1e-5)
 
 
+def test_default_deform_weight_is_zero():
+    link = deformable_convolution_2d.DeformableConvolution2D(3, 4, 3, pad=1)
+    numpy.testing.assert_array_equal(link.deform_conv.W.array, 0)
+    assert numpy.abs(link.offset_conv.W.array).sum() > 0  # LeCun normal
+    sampler = deformable_convolution_2d.DeformableConvolution2DSampler(3, 4, 3)
+    numpy.testing.assert_array_equal(sampler.W.array, 0)
+
+
 def test_gradients_reach_both_parts():
-    link = deformable_convolution_2d.DeformableConvolution2D(2, 3, 3, pad=1)
+    # A zero deform_conv.W (the default) would stop the offsets' gradient.
+    link = deformable_convolution_2d.DeformableConvolution2D(
+        2, 3, 3, pad=1, deform_initialW=initializers.Normal()
+    )
+    link.cleargrads()  # a new parameter's gradient is NaN, as in Chainer
     x = numpy.random.uniform(-1, 1, (1, 2, 4, 4)).astype(numpy.float32)
     functions.sum(link(x)).backward()
     for name, param in link.namedparams():

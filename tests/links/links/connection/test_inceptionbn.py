@@ -162,18 +162,20 @@ def test_test_mode_uses_running_statistics():
 
 
 @pytest.mark.parametrize(
-    "kwargs",
+    ("kwargs", "chainer_error"),
     [
-        {"pooltype": "min"},
-        {"out1": 1, "proj_pool": None},
-        {"out1": 1, "proj_pool": 2, "stride": 2},
+        ({"pooltype": "min"}, NotImplementedError),
+        ({"out1": 1, "proj_pool": None}, AssertionError),
+        ({"out1": 1, "proj_pool": 2, "stride": 2}, AssertionError),
     ],
 )
-def test_invalid_arguments(kwargs):
+def test_invalid_arguments(kwargs, chainer_error):
+    # A ValueError, and also the exception Chainer raises there.
     args = {"out1": 0, "proj_pool": None, "stride": 1, "pooltype": "max"}
     args.update(kwargs)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as info:
         inceptionbn.InceptionBN(2, proj3=1, out3=1, proj33=1, out33=1, **args)
+    assert isinstance(info.value, chainer_error)
 
 
 def test_wrong_input_channels():

@@ -57,6 +57,7 @@ class TestScale(testing.LinkTestCase):
 
 def test_bias_gradient():
     link = scale.Scale(W_shape=(3,), bias_term=True)
+    link.cleargrads()  # a new parameter's gradient is NaN, as in Chainer
     x = numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32)
     y = link(x)
     y.grad = numpy.ones_like(y.array)
@@ -117,3 +118,11 @@ def test_serialization_round_trip():
     testing.save_and_load_npz(src, dst)
     numpy.testing.assert_array_equal(dst.W.array, [3, 4])
     numpy.testing.assert_array_equal(dst.bias.b.array, [5, 6])
+
+
+@pytest.mark.parametrize(("W_shape", "n_inputs"), [((3,), 2), (None, 1)])
+def test_wrong_number_of_inputs_is_an_assertion_in_debug_mode(W_shape, n_inputs):
+    link = scale.Scale(W_shape=W_shape)
+    xs = [numpy.zeros((2, 3), numpy.float32), numpy.ones(3, numpy.float32)]
+    with chainer.using_config("debug", True), pytest.raises(AssertionError):
+        link(*xs[:n_inputs])

@@ -122,6 +122,40 @@ def test_serialization_round_trip():
     assert dst.N == 1
 
 
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("fmt", ["npz", "hdf5"])
+def test_loads_statistics_of_the_old_per_link_format(tmp_path, groups, fmt):
+    # Older Chainer saved one mean and projection shared by every group.
+    rng = numpy.random.RandomState(0)
+    mean = rng.uniform(-1, 1, 3).astype(numpy.float32)
+    projection = rng.uniform(0.5, 1, (3, 3)).astype(numpy.float32)
+    old = {"avg_mean": mean, "avg_projection": projection, "N": numpy.array(4)}
+    link = dbn.DecorrelatedBatchNormalization(3 * groups, groups=groups)
+    path = str(tmp_path / f"old.{fmt}")
+    if fmt == "npz":
+        numpy.savez(path, **old)
+        load = chainer.serializers.load_npz
+    else:
+        h5py = pytest.importorskip("h5py")
+        with h5py.File(path, "w") as f:
+            for key, value in old.items():
+                f.create_dataset(key, data=value)
+        load = chainer.serializers.load_hdf5
+    if groups == 1:
+        load(path, link)
+    else:
+        with pytest.warns(UserWarning, match="older version"):
+            load(path, link)
+    assert link.avg_mean.shape == (groups, 3)
+    numpy.testing.assert_array_equal(link.avg_mean, numpy.stack([mean] * groups))
+    numpy.testing.assert_array_equal(
+        link.avg_projection, numpy.stack([projection] * groups)
+    )
+    assert link.N == 4
+    with chainer.using_config("train", False):
+        link(numpy.ones((2, 3 * groups), numpy.float32))
+
+
 def test_catalogue():
     import chainer.links as L
 

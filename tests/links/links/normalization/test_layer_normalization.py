@@ -86,8 +86,10 @@ def test_defaults():
 
 
 def test_invalid_input():
-    with pytest.raises(ValueError, match="2-d"):
-        layer_normalization.LayerNormalization()(numpy.zeros((2, 3, 4), numpy.float32))
+    lazy = layer_normalization.LayerNormalization()
+    with pytest.raises(type_check.InvalidType, match="x.ndim == 2"):
+        lazy(numpy.zeros((2, 3, 4), numpy.float32))
+    assert lazy.gamma.array is None
     link = layer_normalization.LayerNormalization(3)
     with pytest.raises(type_check.InvalidType):
         link(numpy.zeros((2, 4), numpy.float32))

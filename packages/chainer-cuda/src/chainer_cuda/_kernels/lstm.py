@@ -60,6 +60,10 @@ def lstm_backward(node, inputs):
     Returns:
         tuple: ``(gc_prev, gx)``.
     """
+    if node.gates is None or node.tanh_c is None:
+        # An ``LSTMGrad()`` built without the LSTM node's cache: the array-module
+        # path computes the gates itself.
+        return node.forward(inputs)
     c_prev, x, _c, gc, gh = inputs
     batch = x.shape[0]
     full = c_prev.shape[0]

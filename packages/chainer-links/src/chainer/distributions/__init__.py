@@ -3,6 +3,7 @@
 Importing the package registers the KL divergences between its families.
 """
 
+from chainer.distributions import utils as utils
 from chainer.distributions._distribution import Distribution
 from chainer.distributions._distribution import cross_entropy
 from chainer.distributions._distribution import kl_divergence

@@ -12,7 +12,6 @@ from chainer.functions.activation.elu import elu
 from chainer.functions.activation.hard_sigmoid import hard_sigmoid
 from chainer.functions.activation.leaky_relu import leaky_relu
 from chainer.functions.activation.log_softmax import log_softmax
-from chainer.functions.activation.lstm import lstm
 from chainer.functions.activation.maxout import maxout
 from chainer.functions.activation.prelu import prelu
 from chainer.functions.activation.relu import relu
@@ -20,12 +19,10 @@ from chainer.functions.activation.relu6 import relu6
 from chainer.functions.activation.rrelu import rrelu
 from chainer.functions.activation.selu import selu
 from chainer.functions.activation.sigmoid import sigmoid
-from chainer.functions.activation.slstm import slstm
 from chainer.functions.activation.softmax import softmax
 from chainer.functions.activation.softplus import softplus
 from chainer.functions.activation.swish import swish
 from chainer.functions.activation.tanh import tanh
-from chainer.functions.activation.tree_lstm import tree_lstm
 from chainer.functions.array.as_strided import as_strided
 from chainer.functions.array.broadcast import broadcast
 from chainer.functions.array.broadcast import broadcast_to
@@ -235,12 +232,15 @@ from chainer.functions.pooling.unpooling_nd import unpooling_1d
 from chainer.functions.pooling.unpooling_nd import unpooling_3d
 from chainer.functions.pooling.unpooling_nd import unpooling_nd
 from chainer.functions.pooling.upsampling_2d import upsampling_2d
+from chainer.functions.rnn.lstm import lstm
 from chainer.functions.rnn.n_step_gru import n_step_bigru
 from chainer.functions.rnn.n_step_gru import n_step_gru
 from chainer.functions.rnn.n_step_lstm import n_step_bilstm
 from chainer.functions.rnn.n_step_lstm import n_step_lstm
 from chainer.functions.rnn.n_step_rnn import n_step_birnn
 from chainer.functions.rnn.n_step_rnn import n_step_rnn
+from chainer.functions.rnn.slstm import slstm
+from chainer.functions.rnn.tree_lstm import tree_lstm
 from chainer.functions.util.forget import forget
 
 __all__ = [

@@ -68,7 +68,8 @@ from chainer.links.rnn.n_step_rnn import NStepRNNTanh
 from chainer.links.rnn.peephole import StatefulPeepholeLSTM
 from chainer.links.rnn.tree_lstm import ChildSumTreeLSTM
 from chainer.links.rnn.tree_lstm import NaryTreeLSTM
-from chainer.links.rnn.zoneout import StatefulZoneoutLSTM
+from chainer.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
+from chainer.links.theano.theano_function import TheanoFunction
 
 __all__ = [
     "GRU",
@@ -130,6 +131,7 @@ __all__ = [
     "StatelessLSTM",
     "StatelessMGU",
     "Swish",
+    "TheanoFunction",
     "VGG16Layers",
     "VGG19Layers",
 ]

@@ -224,3 +224,10 @@ def test_full_size_forward_and_predict(model):
     ten = model.predict([image])
     assert ten.shape == (1, 1000)
     testing.assert_allclose(ten.array[0], prob.mean(axis=0), atol=1e-6, rtol=1e-4)
+
+
+def test_available_flag_means_prepare_runs():
+    # Chainer's flag guards prepare(); ours needs no Pillow for arrays.
+    assert googlenet.available is True
+    image = numpy.zeros((5, 7, 3), numpy.uint8)
+    assert googlenet.prepare(image, size=(4, 4)).shape == (3, 4, 4)

@@ -227,3 +227,10 @@ def test_deeper_resnets(cls, n_layers, blocks, tmp_path):
     assert names[:3] == ["4a", "4b1", "4b2"]
     assert names[-1] == f"4b{blocks[2] - 1}"
     assert resnet._caffe_block_names(n_layers, 5, 3) == ["5a", "5b", "5c"]
+
+
+def test_available_flag_means_prepare_runs():
+    # Chainer's flag guards prepare(); ours needs no Pillow for arrays.
+    assert resnet.available is True
+    image = numpy.zeros((5, 7, 3), numpy.uint8)
+    assert resnet.prepare(image, size=(4, 4)).shape == (3, 4, 4)

@@ -133,3 +133,10 @@ def test_vgg19(fast_init):
         out = model(x, layers=["conv4_4", "pool5"])
     assert out["conv4_4"].shape == (1, 512, 4, 4)
     assert out["pool5"].shape == (1, 512, 1, 1)
+
+
+def test_available_flag_means_prepare_runs():
+    # Chainer's flag guards prepare(); ours needs no Pillow for arrays.
+    assert vgg.available is True
+    image = numpy.zeros((5, 7, 3), numpy.uint8)
+    assert vgg.prepare(image, size=(4, 4)).shape == (3, 4, 4)

@@ -1,3 +1,5 @@
+import numpy
+
 from chainer import _ops
 from chainer import backend
 from chainer import function_node
@@ -25,9 +27,10 @@ class SimplifiedDropconnect(function_node.FunctionNode):
         type_check.expect(n_in >= 2, n_in <= 3)
         type_check.argname(in_types, ("x", "W", "b")[: len(in_types)])
         x_type, w_type = in_types[:2]
+        # NOTE: x, W and b may have different float dtypes; y has x's.
         type_check.expect(
             x_type.dtype.kind == "f",
-            w_type.dtype == x_type.dtype,
+            w_type.dtype.kind == "f",
             x_type.ndim >= 2,
             w_type.ndim == 2,
             type_check.prod(x_type.shape[1:]) == w_type.shape[1],
@@ -35,7 +38,7 @@ class SimplifiedDropconnect(function_node.FunctionNode):
         if type_check.eval(n_in) == 3:
             b_type = in_types[2]
             type_check.expect(
-                b_type.dtype == x_type.dtype,
+                b_type.dtype.kind == "f",
                 b_type.ndim == 1,
                 b_type.shape[0] == w_type.shape[0],
             )
@@ -63,16 +66,20 @@ class SimplifiedDropconnect(function_node.FunctionNode):
                     shape = (x.shape[0], *shape)
                 self.mask = xp.random.random_sample(shape) >= self.ratio
         self.retain_inputs((0, 1))
-        W = W * self._scaled_mask(x.dtype)
-        x = x.reshape(len(x), -1)
+        # The product runs in the wider of the two dtypes.
+        dtype = numpy.result_type(x.dtype, W.dtype)
+        W = W.astype(dtype, copy=False) * self._scaled_mask(dtype)
+        x2 = x.reshape(len(x), -1).astype(dtype, copy=False)
         # Batchwise: y[i, j] = sum_k W[i, j, k] * x[i, k].
-        y = xp.matmul(W, x[:, :, None])[:, :, 0] if W.ndim == 3 else x @ W.T
+        y = xp.matmul(W, x2[:, :, None])[:, :, 0] if W.ndim == 3 else x2 @ W.T
+        y = y.astype(x.dtype, copy=False)
         if len(inputs) == 3:
-            y += inputs[2]
+            y += inputs[2].astype(x.dtype, copy=False)
         return (y,)
 
     def _scaled_mask(self, dtype):
         # Rebuilt when needed rather than kept: batchwise masks are large.
+        dtype = numpy.dtype(dtype)
         mask = self.mask.astype(dtype)
         mask *= dtype.type(1.0 / (1 - self.ratio))
         return mask
@@ -80,16 +87,19 @@ class SimplifiedDropconnect(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         (gy,) = grad_outputs
-        mask = self._scaled_mask(x.dtype)
-        x2 = _ops.reshape(x, (x.shape[0], -1))
+        dtype = numpy.result_type(x.dtype, W.dtype)
+        mask = self._scaled_mask(dtype)
+        x2 = _ops.cast(_ops.reshape(x, (x.shape[0], -1)), dtype)
+        gy = _ops.cast(gy, dtype)
         ret = []
         if 0 in indexes:
+            W_masked = _ops.cast(W, dtype) * mask
             if self.use_batchwise_mask:
                 gy3 = _ops.reshape(gy, (gy.shape[0], 1, gy.shape[1]))
-                gx = _ops.reshape(_ops.matmul(gy3, W * mask), x2.shape)
+                gx = _ops.reshape(_ops.matmul(gy3, W_masked), x2.shape)
             else:
-                gx = _ops.matmul(gy, W * mask)
-            ret.append(_ops.reshape(gx, x.shape))
+                gx = _ops.matmul(gy, W_masked)
+            ret.append(_ops.cast(_ops.reshape(gx, x.shape), x.dtype))
         if 1 in indexes:
             if self.use_batchwise_mask:
                 gy3 = _ops.reshape(gy, (gy.shape[0], gy.shape[1], 1))
@@ -97,9 +107,10 @@ class SimplifiedDropconnect(function_node.FunctionNode):
                 gW = _ops.sum(_ops.matmul(gy3, x3) * mask, axis=0)
             else:
                 gW = _ops.matmul(_ops.transpose(gy), x2) * mask
-            ret.append(gW)
+            ret.append(_ops.cast(gW, W.dtype))
         if 2 in indexes:
-            ret.append(_ops.sum(gy, axis=0))
+            b_dtype = self.inputs[2].dtype
+            ret.append(_ops.cast(_ops.sum(gy, axis=0), b_dtype))
         return tuple(ret)
 
 

@@ -1,6 +1,14 @@
+import chainer
 from chainer import link
 from chainer import variable
 from chainer.functions.math import bias
+
+
+def _argc_error(message):
+    # Chainer checks the number of inputs with an assertion in debug mode.
+    if chainer.is_debug():
+        return AssertionError(message)
+    return TypeError(message)
 
 
 class Bias(link.Link):
@@ -53,14 +61,17 @@ class Bias(link.Link):
         Returns:
             ~chainer.Variable: Same shape and dtype as ``x``.
         """
-        if len(xs) == 1:
-            b = getattr(self, "b", None)
-            if b is None:
-                raise TypeError(
-                    "Bias without a bias parameter (shape=None) needs the "
-                    "bias as its second input"
+        b = getattr(self, "b", None)
+        if b is not None:
+            # NOTE: a second input would silently replace the parameter.
+            if len(xs) != 1:
+                raise _argc_error(
+                    f"Bias with a bias parameter takes one input, got {len(xs)}"
                 )
             return bias.bias(xs[0], b, self.axis)
         if len(xs) != 2:
-            raise TypeError(f"Bias takes one or two inputs, got {len(xs)}")
+            raise _argc_error(
+                "Bias without a bias parameter (shape=None) takes the input "
+                f"and the bias, got {len(xs)} inputs"
+            )
         return bias.bias(xs[0], xs[1], self.axis)

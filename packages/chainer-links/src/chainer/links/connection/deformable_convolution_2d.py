@@ -34,7 +34,8 @@ class DeformableConvolution2D(link.Chain):
         deform_nobias (bool): If ``True``, the deformable convolution does
             not use the bias term.
         deform_initialW (:ref:`initializer <initializer>`): Initializer of
-            the weight of the deformable convolution (4-d when an array).
+            the weight of the deformable convolution (4-d when an array;
+            zero if ``None``, as in Chainer).
         deform_initial_bias (:ref:`initializer <initializer>`): Initializer
             of the bias of the deformable convolution (zero if ``None``).
 
@@ -121,7 +122,7 @@ class DeformableConvolution2DSampler(link.Link):
         pad (int or pair of ints): Spatial padding width for input arrays.
         nobias (bool): If ``True``, no bias term.
         initialW (:ref:`initializer <initializer>`): Initializer of ``W``
-            (``None``: LeCun normal).
+            (``None``: zero, as in Chainer).
         initial_bias (:ref:`initializer <initializer>`): Initializer of
             ``b`` (``None``: zero).
 
@@ -147,6 +148,10 @@ class DeformableConvolution2DSampler(link.Link):
         self.pad = conv.as_tuple(pad, 2, "pad")
         self.out_channels = out_channels
         with self.init_scope():
+            if initialW is None:
+                # NOTE: Chainer's default: the layer starts from zero output
+                # (bias aside) and learns W from the sampled inputs.
+                initialW = initializers.Zero()
             self.W = variable.Parameter(initializers._get_initializer(initialW))
             if nobias:
                 self.b = None

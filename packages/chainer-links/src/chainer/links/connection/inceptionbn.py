@@ -8,6 +8,16 @@ from chainer.links.connection import convolution_2d
 from chainer.links.normalization import batch_normalization
 
 
+# Chainer raises these two kinds; ours are ValueErrors that old code catching
+# Chainer's exceptions still catches.
+class _UnknownPoolType(ValueError, NotImplementedError):
+    pass
+
+
+class _InvalidArchitecture(ValueError, AssertionError):
+    pass
+
+
 class InceptionBN(link.Chain):
     """Inception module of the new GoogLeNet with BatchNormalization.
 
@@ -41,8 +51,10 @@ class InceptionBN(link.Chain):
             statistics (``None``: the default dtype).
 
     Raises:
-        ValueError: For an unknown ``pooltype``, or a 1x1 path (``out1 >
-            0``) with ``stride != 1`` or without ``proj_pool``.
+        ValueError: For an unknown ``pooltype`` (also a
+            ``NotImplementedError``, which Chainer raises), or a 1x1 path
+            (``out1 > 0``) with ``stride != 1`` or without ``proj_pool``
+            (also an ``AssertionError``, which Chainer raises).
 
     Example:
         >>> import numpy as np
@@ -71,9 +83,9 @@ class InceptionBN(link.Chain):
     ):
         super().__init__()
         if pooltype not in ("max", "avg"):
-            raise ValueError(f"pooltype must be 'max' or 'avg', got {pooltype!r}")
+            raise _UnknownPoolType(f"pooltype must be 'max' or 'avg', got {pooltype!r}")
         if out1 > 0 and (stride != 1 or proj_pool is None):
-            raise ValueError(
+            raise _InvalidArchitecture(
                 "the 1x1 path (out1 > 0) needs stride == 1 and proj_pool; got "
                 f"stride={stride}, proj_pool={proj_pool}"
             )

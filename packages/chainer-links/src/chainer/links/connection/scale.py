@@ -1,7 +1,15 @@
+import chainer
 from chainer import link
 from chainer import variable
 from chainer.functions.math import scale
 from chainer.links.connection import bias
+
+
+def _argc_error(message):
+    # Chainer checks the number of inputs with an assertion in debug mode.
+    if chainer.is_debug():
+        return AssertionError(message)
+    return TypeError(message)
 
 
 class Scale(link.Chain):
@@ -73,13 +81,13 @@ class Scale(link.Chain):
         W = getattr(self, "W", None)
         if W is not None:
             if len(xs) != 1:
-                raise TypeError(
+                raise _argc_error(
                     f"Scale with a weight parameter takes one input, got {len(xs)}"
                 )
             z = scale.scale(xs[0], W, self.axis)
         else:
             if len(xs) != 2:
-                raise TypeError(
+                raise _argc_error(
                     "Scale without a weight parameter (W_shape=None) takes the "
                     f"input and the weight, got {len(xs)} inputs"
                 )

@@ -1,6 +1,9 @@
+import warnings
+
 import numpy
 
 from chainer import link
+from chainer import serializer as serializer_module
 from chainer import utils
 from chainer.functions.normalization import decorrelated_batch_normalization as dbn
 
@@ -99,6 +102,39 @@ class DecorrelatedBatchNormalization(link.Link):
             running_projection=avg_projection,
             decay=decay,
         )
+
+    def serialize(self, serializer):
+        """Serializes the statistics; loads those of older Chainer versions too.
+
+        Older Chainer versions kept one ``avg_mean`` of shape ``(size //
+        groups,)`` and one ``avg_projection`` for all groups. Such arrays are
+        loaded into every group, with a ``UserWarning`` when there are
+        several groups.
+
+        Args:
+            serializer (~chainer.AbstractSerializer): Serializer object.
+        """
+        old = {}
+        if isinstance(serializer, serializer_module.Deserializer):
+            for name in ("avg_mean", "avg_projection"):
+                current = self.__dict__[name]
+                stored = serializer(name, None)
+                if getattr(stored, "shape", None) == current.shape[1:]:
+                    # Loaded below into an array of the old shape.
+                    old[name] = current
+                    self.__dict__[name] = current[0].copy()
+        super().serialize(serializer)
+        for name, current in old.items():
+            current[...] = self.__dict__[name]
+            self.__dict__[name] = current
+        if old and self.groups != 1:
+            warnings.warn(
+                "loading statistics saved by an older version of "
+                "DecorrelatedBatchNormalization, which kept one set for all "
+                f"groups: each of the {self.groups} groups starts from it",
+                UserWarning,
+                stacklevel=2,
+            )
 
     def start_finetuning(self):
         """Resets the population count for collecting population statistics.

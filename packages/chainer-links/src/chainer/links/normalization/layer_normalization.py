@@ -2,6 +2,7 @@ from chainer import initializers
 from chainer import link
 from chainer import variable
 from chainer.functions.normalization import layer_normalization
+from chainer.utils import type_check
 
 
 class LayerNormalization(link.Link):
@@ -64,9 +65,11 @@ class LayerNormalization(link.Link):
         """
         if self.gamma.array is None:
             if len(x.shape) != 2:
-                raise ValueError(
-                    "LayerNormalization needs a 2-d input (batch_size, "
-                    f"unit_size), got shape {x.shape}"
+                # The same error the function's type check gives, before
+                # the parameters take a shape from a bad input.
+                raise type_check.InvalidType(
+                    "x.ndim == 2 (LayerNormalization takes (batch_size, unit_size))",
+                    f"x.shape == {tuple(x.shape)}",
                 )
             self._initialize_params(x.shape[1])
         return layer_normalization.layer_normalization(

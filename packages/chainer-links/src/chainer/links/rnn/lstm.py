@@ -2,9 +2,9 @@ import math
 
 from chainer import initializers
 from chainer import link
-from chainer.functions.activation import lstm
 from chainer.functions.array import concat
 from chainer.functions.array import split_axis
+from chainer.functions.rnn import lstm
 from chainer.links.connection import linear
 from chainer.links.rnn import _state
 

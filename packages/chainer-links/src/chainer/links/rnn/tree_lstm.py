@@ -2,9 +2,9 @@ import chainer
 from chainer import link
 from chainer.functions.activation import sigmoid
 from chainer.functions.activation import tanh
-from chainer.functions.activation import tree_lstm
 from chainer.functions.array import concat
 from chainer.functions.array import split_axis
+from chainer.functions.rnn import tree_lstm
 from chainer.links.connection import linear
 
 

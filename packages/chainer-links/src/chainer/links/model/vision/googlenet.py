@@ -15,6 +15,10 @@ from chainer.links.connection import inception
 from chainer.links.connection import linear
 from chainer.links.model.vision import _common
 
+# Whether prepare() can run. Chainer sets it when Pillow imports; ours resizes
+# arrays itself and needs Pillow only for PIL images, so it is always True.
+available = True
+
 _URL = "http://dl.caffe.berkeleyvision.org/bvlc_googlenet.caffemodel"
 
 # (name, in_channels, out1, proj3, out3, proj5, out5, proj_pool)

@@ -14,6 +14,10 @@ from chainer.links.connection import linear
 from chainer.links.model.vision import _common
 from chainer.links.normalization import batch_normalization
 
+# Whether prepare() can run. Chainer sets it when Pillow imports; ours resizes
+# arrays itself and needs Pillow only for PIL images, so it is always True.
+available = True
+
 _URL = "https://github.com/KaimingHe/deep-residual-networks"
 
 # Bottlenecks per stage, and the Caffe names of the blocks after the first

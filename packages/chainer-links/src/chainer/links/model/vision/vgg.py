@@ -11,6 +11,10 @@ from chainer.links.connection import convolution_2d
 from chainer.links.connection import linear
 from chainer.links.model.vision import _common
 
+# Whether prepare() can run. Chainer sets it when Pillow imports; ours resizes
+# arrays itself and needs Pillow only for PIL images, so it is always True.
+available = True
+
 _URL = "https://www.robots.ox.ac.uk/%7Evgg/software/very_deep/caffe/"
 
 # Convolutions of each block: (name, out_channels) for VGG16; VGG19 adds a

@@ -3,7 +3,7 @@ import pytest
 
 import chainer
 from chainer import testing
-from chainer.functions.activation import tree_lstm
+from chainer.functions.rnn import tree_lstm
 from chainer.utils import type_check
 
 _FLOATS = [numpy.float16, numpy.float32, numpy.float64]

@@ -1,6 +1,6 @@
 from chainer import link
-from chainer.functions.activation import lstm
 from chainer.functions.noise import zoneout
+from chainer.functions.rnn import lstm
 from chainer.links.connection import linear
 from chainer.links.rnn import _state
 

@@ -2,8 +2,9 @@ import numpy
 import pytest
 
 import chainer
+from chainer import gradient_check
 from chainer import testing
-from chainer.functions.activation import lstm
+from chainer.functions.rnn import lstm
 from chainer.utils import type_check
 
 _FLOATS = [numpy.float16, numpy.float32, numpy.float64]
@@ -128,3 +129,29 @@ def test_invalid_inputs(c_shape, x_shape, dtypes):
     x = numpy.zeros(x_shape, dtypes[1])
     with pytest.raises(type_check.InvalidType):
         lstm.lstm(c_prev, x)
+
+
+@pytest.mark.parametrize("batch", [3, 2, 0])
+def test_grad_node_without_cache_backward(batch):
+    # LSTMGrad() built on its own computes the gates from x and tanh from c.
+    rng = numpy.random.RandomState(0)
+    state = (3, 2, 4)
+    inputs = [
+        rng.uniform(-1, 1, shape)
+        for shape in (state, (batch, 8, 4), state, state, (batch, 2, 4))
+    ]
+    grads = [rng.uniform(-1, 1, shape) for shape in (state, (batch, 8, 4))]
+    gradient_check.check_backward(lstm.LSTMGrad(), inputs, grads, atol=1e-4)
+
+
+def test_grad_node_without_cache_matches_backward():
+    rng = numpy.random.RandomState(1)
+    c_prev = chainer.Variable(rng.uniform(-1, 1, (3, 2)))
+    x = chainer.Variable(rng.uniform(-1, 1, (2, 8)))
+    c, h = lstm.lstm(c_prev, x)
+    gc = rng.uniform(-1, 1, (3, 2))
+    gh = rng.uniform(-1, 1, (2, 2))
+    outs = lstm.LSTMGrad().apply((c_prev, x, c, gc, gh))
+    chainer.backward([c, h], [chainer.Variable(gc), chainer.Variable(gh)])
+    numpy.testing.assert_allclose(outs[0].array, c_prev.grad, rtol=1e-12)
+    numpy.testing.assert_allclose(outs[1].array, x.grad, rtol=1e-12)

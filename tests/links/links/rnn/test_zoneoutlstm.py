@@ -3,7 +3,7 @@ import pytest
 
 import chainer
 from chainer import testing
-from chainer.links.rnn import zoneout
+from chainer.links.rnn import zoneoutlstm
 from chainer.utils import type_check
 
 
@@ -12,7 +12,7 @@ def _random(*shape, dtype=numpy.float32):
 
 
 def test_parameters():
-    link = zoneout.StatefulZoneoutLSTM(3, 4, c_ratio=0.2, h_ratio=0.3)
+    link = zoneoutlstm.StatefulZoneoutLSTM(3, 4, c_ratio=0.2, h_ratio=0.3)
     names = sorted(name for name, _ in link.namedparams())
     assert names == ["/lateral/W", "/upward/W", "/upward/b"]
     assert link.c_ratio == 0.2
@@ -24,7 +24,7 @@ def test_parameters():
     ("train", "ratio"), [(False, 0.5), (True, 0.0)], ids=["test-mode", "no-zoneout"]
 )
 def test_without_zoneout_it_is_an_lstm(helpers, train, ratio):
-    link = zoneout.StatefulZoneoutLSTM(3, 4, c_ratio=ratio, h_ratio=ratio)
+    link = zoneoutlstm.StatefulZoneoutLSTM(3, 4, c_ratio=ratio, h_ratio=ratio)
     c = h = None
     with chainer.using_config("train", train):
         for _ in range(3):
@@ -36,7 +36,7 @@ def test_without_zoneout_it_is_an_lstm(helpers, train, ratio):
 
 
 def test_full_zoneout_keeps_the_state():
-    link = zoneout.StatefulZoneoutLSTM(3, 4, c_ratio=1.0, h_ratio=1.0)
+    link = zoneoutlstm.StatefulZoneoutLSTM(3, 4, c_ratio=1.0, h_ratio=1.0)
     for _ in range(2):
         y = link(_random(2, 3))
         numpy.testing.assert_array_equal(y.array, 0)
@@ -44,7 +44,7 @@ def test_full_zoneout_keeps_the_state():
 
 
 def test_zoneout_mixes_old_and_new():
-    link = zoneout.StatefulZoneoutLSTM(3, 50, c_ratio=0.5, h_ratio=0.5)
+    link = zoneoutlstm.StatefulZoneoutLSTM(3, 50, c_ratio=0.5, h_ratio=0.5)
     y = link(numpy.ones((4, 3), numpy.float32))
     zero = y.array == 0
     assert zero.any()
@@ -52,7 +52,7 @@ def test_zoneout_mixes_old_and_new():
 
 
 def test_reset_and_set_state(helpers):
-    link = zoneout.StatefulZoneoutLSTM(3, 4, c_ratio=0.0, h_ratio=0.0)
+    link = zoneoutlstm.StatefulZoneoutLSTM(3, 4, c_ratio=0.0, h_ratio=0.0)
     c = chainer.Variable(_random(2, 4))
     h = chainer.Variable(_random(2, 4))
     link.set_state(c, h)
@@ -68,22 +68,22 @@ def test_reset_and_set_state(helpers):
 
 def test_backward(helpers):
     helpers.check_two_steps_backward(
-        zoneout.StatefulZoneoutLSTM(2, 3, c_ratio=0.0, h_ratio=0.0)
+        zoneoutlstm.StatefulZoneoutLSTM(2, 3, c_ratio=0.0, h_ratio=0.0)
     )
 
 
 def test_train_argument_is_rejected():
     with pytest.raises(ValueError, match="using_config"):
-        zoneout.StatefulZoneoutLSTM(3, 4, train=True)
+        zoneoutlstm.StatefulZoneoutLSTM(3, 4, train=True)
     with pytest.raises(TypeError):
-        zoneout.StatefulZoneoutLSTM(3, 4, foo=1)
+        zoneoutlstm.StatefulZoneoutLSTM(3, 4, foo=1)
 
 
 def test_wrong_input_size_is_an_error():
     with pytest.raises(type_check.InvalidType):
-        zoneout.StatefulZoneoutLSTM(3, 4)(_random(2, 5))
+        zoneoutlstm.StatefulZoneoutLSTM(3, 4)(_random(2, 5))
 
 
 def test_serialization_round_trip(helpers):
-    src = zoneout.StatefulZoneoutLSTM(3, 4)
-    helpers.check_serialization_round_trip(src, zoneout.StatefulZoneoutLSTM(3, 4))
+    src = zoneoutlstm.StatefulZoneoutLSTM(3, 4)
+    helpers.check_serialization_round_trip(src, zoneoutlstm.StatefulZoneoutLSTM(3, 4))

@@ -1,0 +1,1 @@
+"""Functions wrapping Theano's compiled functions (``chainer.functions.theano``)."""

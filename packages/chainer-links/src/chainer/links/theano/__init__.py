@@ -1,0 +1,1 @@
+"""Links built from Theano graphs (``chainer.links.theano``)."""
