@@ -119,11 +119,12 @@ def test_split_dataset_random_mushrooms_recipe():
 def test_split_dataset_n():
     base = list(range(11))
     parts = datasets.split_dataset_n(base, 3)
-    assert [list(p) for p in parts] == [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9, 10]]
+    # Equal sizes, len // n; the remainder (the last examples) is left out.
+    assert [list(p) for p in parts] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
     parts = datasets.split_dataset_n(base, 2, order=base[::-1])
-    assert [list(p) for p in parts] == [[10, 9, 8, 7, 6], [5, 4, 3, 2, 1, 0]]
+    assert [list(p) for p in parts] == [[10, 9, 8, 7, 6], [5, 4, 3, 2, 1]]
     parts = datasets.split_dataset_n([1, 2], 3)
-    assert [list(p) for p in parts] == [[], [], [1, 2]]
+    assert [list(p) for p in parts] == [[], [], []]
 
 
 def test_split_dataset_n_errors():
@@ -137,7 +138,7 @@ def test_split_dataset_n_random():
     base = list(range(10))
     parts = datasets.split_dataset_n_random(base, 3, seed=5)
     expected = numpy.random.RandomState(5).permutation(10).tolist()
-    assert [list(p) for p in parts] == [expected[:3], expected[3:6], expected[6:]]
+    assert [list(p) for p in parts] == [expected[:3], expected[3:6], expected[6:9]]
 
 
 def _check_folds(splits, n_examples):

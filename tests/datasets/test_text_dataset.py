@@ -208,16 +208,20 @@ def test_forked_child_reads_while_parent_reads(tmp_path, encoding):
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
-def test_pickle_and_reopen_after_close(en, encoding, tmp_path):
+def test_pickle_and_read_after_close_fails(en, encoding, tmp_path):
     path = _write(tmp_path / "x.txt", "a\nb\n".encode(encoding))
     ds = datasets.TextDataset(path, encoding=encoding, filter_func=lambda s: s != "a\n")
     assert ds[0] == "b\n"
     clone = pickle.loads(pickle.dumps(ds))
     assert list(clone) == ["b\n"]
     ds.close()
-    assert ds[0] == "b\n"  # reopened on demand
-    ds.close()
+    with pytest.raises(ValueError, match="closed TextDataset"):
+        ds[0]
+    ds.close()  # closing twice is harmless
+    assert clone[0] == "b\n"  # the copy has files of its own
     clone.close()
+    with pytest.raises(ValueError, match="closed TextDataset"):
+        pickle.loads(pickle.dumps(clone))[0]
 
 
 def test_multiprocess_iterator(tmp_path):
@@ -232,3 +236,25 @@ def test_multiprocess_iterator(tmp_path):
         seen = [line for batch in it for line in batch]
         it.finalize()
     assert seen == lines
+
+
+def test_close_closes_every_file_even_if_one_fails(tmp_path):
+    paths = [_write(tmp_path / f"{i}.txt", b"a\nb\n") for i in range(3)]
+    ds = datasets.TextDataset(paths)
+    assert ds[1] == ("b\n", "b\n", "b\n")
+    closed = []
+
+    def recording(i, close):
+        def wrapper():
+            closed.append(i)
+            close()
+            if i == 1:
+                raise OSError("cannot close")
+
+        return wrapper
+
+    for i, f in enumerate(ds._files):
+        f.close = recording(i, f.close)
+    with pytest.raises(OSError, match="cannot close"):
+        ds.close()
+    assert closed == [0, 1, 2]

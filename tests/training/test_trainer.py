@@ -163,6 +163,25 @@ def test_extend_bad_inputs():
         trainer.extend(lambda t: None, invoke_before_training=True)
     with pytest.raises(TypeError, match="'bogus'"):
         trainer.extend(lambda t: None, bogus=1)
+    with pytest.raises(TypeError, match="name must be a str"):
+        trainer.extend(lambda t: None, name=3)
+
+
+def test_extension_whose_own_name_is_not_a_str():
+    # A mock of an extension carries a mock as its name: it is keyed by the
+    # text of that name, as Chainer keys it by the object.
+    trainer = testing.get_trainer_with_mock_updater()
+
+    class Named:
+        name = 7
+
+        def __call__(self, trainer):
+            pass
+
+    ext = Named()
+    trainer.extend(ext)
+    assert ext.name == "7"
+    assert trainer.get_extension("7") is ext
 
 
 def test_extensions_argument_of_constructor():

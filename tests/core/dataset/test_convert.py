@@ -115,7 +115,9 @@ def test_cpu_devices(device):
 
 
 def test_invalid_device_spec():
-    with pytest.raises(ValueError, match="invalid device specifier"):
+    # Chainer 7 raises RuntimeError for a specifier it can only read as a
+    # ChainerX device, which is not available.
+    with pytest.raises((ValueError, RuntimeError), match="invalid device specifier"):
         dataset.concat_examples([numpy.ones(1)], "cpu")
 
 
@@ -136,7 +138,7 @@ def test_to_device():
     out = dataset.to_device(-1, (x, [x]))
     assert out[0] is x
     assert out[1][0] is x
-    with pytest.raises(ValueError, match="invalid device specifier"):
+    with pytest.raises((ValueError, RuntimeError), match="invalid device specifier"):
         dataset.to_device("gpu", x)
 
 

@@ -291,6 +291,21 @@ def test_creator_that_writes_nothing(root):
     assert not path.exists()
 
 
+def test_cache_or_load_file_with_a_file_as_dataset_root(tmp_path):
+    # The lock lives in the dataset root; a root that cannot be a directory
+    # is a RuntimeError naming it.
+    not_a_dir = tmp_path / "root-file"
+    not_a_dir.write_text("")
+    dataset.set_dataset_root(str(not_a_dir))
+    try:
+        with pytest.raises(RuntimeError, match="cannot create the dataset directory"):
+            dataset.cache_or_load_file(
+                str(tmp_path / "new" / "f.txt"), lambda p: None, lambda p: None
+            )
+    finally:
+        dataset.set_dataset_root(None)
+
+
 def test_nested_cache_or_load_file_does_not_deadlock(root):
     def make(text):
         def creator(temp_path):

@@ -30,7 +30,8 @@ def _record_creators(trainer, creators):
     trainer.extend(record)
 
 
-def test_dumps_dot_of_the_first_iteration(tmp_path):
+def test_dumps_dot_of_the_first_iteration(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))  # no Graphviz
     trainer = _trainer(tmp_path)
     trainer.extend(extensions.DumpGraph("main/loss"))
     creators = []
@@ -126,3 +127,28 @@ def test_default_attributes():
     assert ext.priority == training.PRIORITY_READER
     assert ext.default_name == "dump_graph"
     assert ext.trigger(None) is True
+
+
+def _fake_dot(bin_dir):
+    # Stands for Graphviz: writes the arguments it got into the image file.
+    bin_dir.mkdir()
+    dot = bin_dir / "dot"
+    dot.write_text('#!/bin/sh\nfor a; do out="$a"; done\necho "$@" > "$out"\n')
+    dot.chmod(0o755)
+
+
+def test_renders_png_when_graphviz_is_available(tmp_path, monkeypatch):
+    from chainer.training.extensions import computational_graph
+
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    assert not computational_graph.is_graphviz_available()
+    _fake_dot(tmp_path / "bin")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    assert computational_graph.is_graphviz_available()
+    out = tmp_path / "out"
+    trainer = _trainer(out, stop=(1, "iteration"))
+    trainer.extend(extensions.DumpGraph("main/loss", filename="g.dot"))
+    trainer.run()
+    assert sorted(os.listdir(out)) == ["g.dot", "g.png"]
+    args = (out / "g.png").read_text().split()
+    assert args == ["-Tpng", str(out / "g.dot"), "-o", str(out / "g.png")]

@@ -115,9 +115,16 @@ def test_statistics_selection_and_register():
 
 
 def test_missing_grads_and_uninitialized_params_are_skipped():
-    model = L.Classifier(L.Linear(None, 2))  # W uninitialized; no grads
+    model = L.Classifier(L.Linear(None, 2))  # W uninitialized, so no W grad
+    model.predictor.b.cleargrad()
     obs = _run(extensions.ParameterStatistics(model, statistics={"max": numpy.max}))[-1]
     assert obs == {"None/predictor/b/data/max": 0}
+    # An initialized parameter's gradient starts as NaN (Chainer 7), and is
+    # reported as it is unless skip_nan_params is set.
+    model = L.Classifier(L.Linear(None, 2))
+    obs = _run(extensions.ParameterStatistics(model, statistics={"max": numpy.max}))[-1]
+    assert sorted(obs) == ["None/predictor/b/data/max", "None/predictor/b/grad/max"]
+    assert numpy.isnan(obs["None/predictor/b/grad/max"])
 
 
 def test_skip_nan_params():

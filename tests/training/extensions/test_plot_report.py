@@ -168,7 +168,8 @@ def test_resume_keeps_plotted_data(tmp_path, make_trainer):
 
 def test_without_matplotlib_warns_and_does_nothing(tmp_path, monkeypatch, make_trainer):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    assert extensions.PlotReport.available() is False
+    with pytest.warns(UserWarning, match="cannot import matplotlib"):
+        assert extensions.PlotReport.available() is False
     with pytest.warns(UserWarning, match="cannot import matplotlib"):
         plot = extensions.PlotReport("main/loss")
     trainer = make_trainer()
@@ -181,7 +182,8 @@ def test_available():
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        assert extensions.PlotReport.available() is False
+        with pytest.warns(UserWarning, match="cannot import matplotlib"):
+            assert extensions.PlotReport.available() is False
     else:
         assert extensions.PlotReport.available() is True
 

@@ -271,6 +271,9 @@ def test_num_retain_is_a_deprecated_alias(tmp_path):
 
 def _saved_trainer(tmp_path, iteration):
     trainer, _ = _make_trainer(tmp_path / "src", stop=(iteration, "iteration"))
+    # The same extension as the resuming trainer's (its trigger state is in
+    # the snapshot), firing too late to write anything itself.
+    trainer.extend(extensions.snapshot(), trigger=(10**6, "iteration"))
     trainer.run()
     path = tmp_path / f"snapshot_iter_{iteration}"
     serializers.save_npz(str(path), trainer)
@@ -479,3 +482,40 @@ def test_n_retains_with_a_plain_callable_writer_warns(tmp_path):
     with pytest.warns(UserWarning, match="n_retains has no effect"):
         trainer.run()
     assert written == ["snapshot_iter_1", "snapshot_iter_2"]
+
+
+# --- Chainer 7's private search helpers -----------------------------------------
+
+
+def _touch_snapshots(directory, names, start=1_000_000):
+    for i, name in enumerate(names):
+        path = directory / name
+        path.write_bytes(b"")
+        os.utime(path, (start + i, start + i))
+
+
+@pytest.mark.parametrize(
+    "fmt", ["snapshot_iter_{}", "snapshot_iter_{}.npz", "{}_snapshot_man_suffix.npz"]
+)
+def test_find_snapshot_helpers(tmp_path, fmt):
+    from chainer.training.extensions import _snapshot
+
+    names = [fmt.format(i) for i in range(1, 12)]
+    _touch_snapshots(tmp_path, names)
+    _touch_snapshots(tmp_path, ["dummy-foobar-iter1", "tmpsnapshot_iter_3"])
+    (tmp_path / fmt.format(99)).mkdir()  # a directory is not a snapshot
+    found = _snapshot._find_snapshot_files(fmt, str(tmp_path))
+    assert [name for _, name in found] == names
+    mtimes = [mtime for mtime, _ in found]
+    assert mtimes == sorted(mtimes)
+    assert _snapshot._find_latest_snapshot(fmt, str(tmp_path)) == names[-1]
+    stale = _snapshot._find_stale_snapshots(fmt, str(tmp_path), 4)
+    assert list(stale) == names[:-4]
+    assert list(_snapshot._find_stale_snapshots(fmt, str(tmp_path), 20)) == []
+
+
+def test_find_latest_snapshot_in_an_empty_directory(tmp_path):
+    from chainer.training.extensions import _snapshot
+
+    assert _snapshot._find_latest_snapshot("snapshot_{}", str(tmp_path)) is None
+    assert _snapshot._find_snapshot_files("snapshot_{}", str(tmp_path / "no")) == []

@@ -297,3 +297,64 @@ def test_savefun_must_be_callable(writer_class):
 def test_queue_task_must_be_callable():
     with pytest.raises(TypeError, match="task must be callable"):
         snapshot_writers.ThreadQueueWriter(task=3)
+
+
+class _ListQueue:
+    """A queue of a fixed list of items, recording task_done calls."""
+
+    def __init__(self, items):
+        self.items = list(items)
+        self.done = 0
+
+    def get(self):
+        return self.items.pop(0)
+
+    def task_done(self):
+        self.done += 1
+
+
+def test_consume_indexes_queue_items():
+    # Any sequence whose first four entries are the task and its arguments
+    # is a queue item, not only a 4-item list.
+    calls = []
+    writer = snapshot_writers.ThreadQueueWriter()
+    item = (lambda *args: calls.append(args), "f", "d", {"t": 1}, "extra")
+    q = _ListQueue([item, item, None])
+    writer.consume(q)
+    writer.finalize()
+    assert calls == [("f", "d", {"t": 1})] * 2
+    assert q.done == 3
+
+
+def test_queue_writer_with_a_custom_consumer_without_exit_code(tmp_path):
+    # A consumer object whose exitcode is not an int (not a process) is not
+    # taken for a failed writer process.
+    class Consumer(threading.Thread):
+        exitcode = types.SimpleNamespace()
+
+    class Writer(snapshot_writers.ThreadQueueWriter):
+        def create_consumer(self, q):
+            return Consumer(target=self.consume, args=(q,))
+
+    writer = Writer()
+    writer("snap", str(tmp_path), _target())
+    writer.finalize()
+    assert os.listdir(tmp_path) == ["snap"]
+
+
+def test_standard_writer_with_a_custom_worker_without_exit_code(tmp_path):
+    # A worker object whose exitcode is not an int (not a process) is not
+    # taken for a failed writer process.
+    class Worker(threading.Thread):
+        exitcode = types.SimpleNamespace()
+
+    class Writer(snapshot_writers.ThreadWriter):
+        def create_worker(self, filename, outdir, target, **kwds):
+            thread = super().create_worker(filename, outdir, target, **kwds)
+            return Worker(target=thread.run)
+
+    writer = Writer()
+    writer("a", str(tmp_path), _target())
+    writer("b", str(tmp_path), _target())
+    writer.finalize()
+    assert sorted(os.listdir(tmp_path)) == ["a", "b"]

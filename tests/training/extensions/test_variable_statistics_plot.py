@@ -110,19 +110,47 @@ def test_uninitialized_values_give_nan():
 
 
 def test_reservoir_keeps_a_bounded_uniform_sample():
-    reservoir = variable_statistics_plot._Reservoir(
-        5, (1, 1), numpy.random.default_rng(0)
-    )
+    numpy.random.seed(0)
+    reservoir = variable_statistics_plot.Reservoir(5, (1, 1))
     for i in range(100):
-        slot = reservoir.slot()
-        if slot is not None:
-            reservoir.data[slot] = i
-            reservoir.idxs[slot] = i
+        reservoir.add(numpy.full((1, 1), 2 * i), idx=2 * i)
     idxs, data = reservoir.get_data()
     assert len(idxs) == 5
+    assert idxs.ndim == 1
+    assert data.dtype == numpy.float32
     assert list(idxs) == sorted(idxs)
     numpy.testing.assert_array_equal(data[:, 0, 0], idxs)
     assert reservoir.counter == 100
+    assert extensions.variable_statistics_plot.Reservoir is type(reservoir)
+
+
+def test_reservoir_default_index_is_the_position():
+    reservoir = variable_statistics_plot.Reservoir(3, (), dtype=numpy.float64)
+    for x in (5.0, 6.0):
+        reservoir.add(x)
+    idxs, data = reservoir.get_data()
+    assert list(idxs) == [0, 1]
+    assert list(data) == [5.0, 6.0]
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_statistician(dtype):
+    x = numpy.random.RandomState(0).uniform(-1, 1, (2, 7, 3)).astype(dtype)
+    statistician = variable_statistics_plot.Statistician(
+        collect_mean=True, collect_std=True, percentile_sigmas=(0.0, 50.0, 100.0)
+    )
+    stat = statistician(x, axis=None, dtype=x.dtype)
+    assert all(v.dtype == dtype for v in stat.values())
+    numpy.testing.assert_allclose(stat["mean"], x.mean(), rtol=1e-6)
+    numpy.testing.assert_allclose(stat["std"], x.std(), rtol=1e-6)
+    numpy.testing.assert_allclose(
+        stat["percentile"], [x.min(), numpy.median(x), x.max()], rtol=1e-6
+    )
+    per_row = statistician(x, axis=0)
+    assert per_row["mean"].shape == (7, 3)
+    assert per_row["percentile"].shape == (3, 7, 3)
+    only_mean = variable_statistics_plot.Statistician(True, False, ())
+    assert set(only_mean(x)) == {"mean"}
 
 
 def test_max_sample_size_bounds_the_samples(make_trainer):
@@ -140,7 +168,8 @@ def test_max_sample_size_bounds_the_samples(make_trainer):
 def test_without_matplotlib_warns_and_does_nothing(tmp_path, monkeypatch, make_trainer):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     v = chainer.Variable(numpy.arange(4, dtype=numpy.float32))
-    assert extensions.VariableStatisticsPlot.available() is False
+    with pytest.warns(UserWarning, match="cannot import matplotlib"):
+        assert extensions.VariableStatisticsPlot.available() is False
     with pytest.warns(UserWarning, match="cannot import matplotlib"):
         ext = extensions.VariableStatisticsPlot(v)
     trainer = make_trainer()

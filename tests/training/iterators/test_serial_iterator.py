@@ -145,11 +145,33 @@ def test_shuffle_with_order_sampler_is_an_error(shuffle):
 
 
 def test_order_sampler_returning_a_wrong_length():
+    # The first order sets the epoch size; a later one must keep it.
     def sampler(current_order, current_position):
-        return numpy.arange(len(current_order) + 1)
+        return numpy.arange(len(current_order) + 1) % 3
 
-    with pytest.raises(ValueError, match="expected length 3"):
-        iterators.SerialIterator([1, 2, 3], 1, order_sampler=sampler)
+    it = iterators.SerialIterator([1, 2, 3], 2, order_sampler=sampler)
+    assert next(it) == [1, 2]
+    # The next order is drawn when this batch reaches the end of the epoch.
+    with pytest.raises(ValueError, match="length 5; expected length 4"):
+        next(it)
+
+
+def test_order_sampler_sets_the_epoch_size():
+    # Each example twice per epoch: an epoch is 6 examples of a 3-example set.
+    def sampler(current_order, current_position):
+        return numpy.repeat(numpy.arange(3), 2)
+
+    it = iterators.SerialIterator([1, 2, 3], 2, order_sampler=sampler)
+    assert [next(it) for _ in range(3)] == [[1, 1], [2, 2], [3, 3]]
+    assert it.is_new_epoch
+    assert it.epoch == 1
+    assert it.epoch_detail == pytest.approx(1.0)
+    assert it.previous_epoch_detail == pytest.approx(4 / 6)
+
+
+def test_order_sampler_returning_none():
+    with pytest.raises(ValueError, match="returned None"):
+        iterators.SerialIterator([1, 2, 3], 1, order_sampler=lambda o, p: None)
 
 
 def test_order_sampler_must_be_callable():

@@ -65,14 +65,31 @@ def test_does_not_fire_before_first_update():
 def test_resume_mid_run(unit):
     period, ipe, n, cut = (2, 3, 20, 7) if unit == "epoch" else (4, 3, 20, 7)
     full, _ = _run(triggers.IntervalTrigger(period, unit), ipe, n)
-    first, trainer = _run(triggers.IntervalTrigger(period, unit), ipe, cut)
-    saved = serializers.DictionarySerializer()
     trigger = triggers.IntervalTrigger(period, unit)
+    first, trainer = _run(trigger, ipe, cut)
+    saved = serializers.DictionarySerializer()
     saved.save(trigger)
     resumed = triggers.IntervalTrigger(period, unit)
     serializers.NpzDeserializer(saved.target).load(resumed)
     rest, _ = _run(resumed, ipe, n - cut, trainer)
     assert first + rest == full
+
+
+@pytest.mark.parametrize(
+    ("period", "unit", "iter_per_epoch"),
+    [(3, "iteration", 2), (1, "epoch", 2.5), (0.5, "epoch", 3), (1, "epoch", 0.5)],
+)
+def test_sparse_calls_accumulate(period, unit, iter_per_epoch):
+    # Called only every third iteration, the trigger fires if a multiple of
+    # the period was crossed since its previous call.
+    n = 18
+    every = _expected(period, unit, iter_per_epoch, n)
+    trainer = testing.get_trainer_with_mock_updater(None, iter_per_epoch)
+    trigger = triggers.IntervalTrigger(period, unit)
+    for start in range(0, n, 3):
+        for _ in range(3):
+            trainer.updater.update()
+        assert trigger(trainer) == any(every[start : start + 3])
 
 
 def test_updater_without_previous_epoch_detail():
@@ -126,10 +143,23 @@ def test_updater_reading_several_batches_per_update():
     assert [i + 1 for i, f in enumerate(fired) if f] == [4, 7, 10]
 
 
-def test_loading_without_entries_keeps_state():
-    trigger = triggers.IntervalTrigger(1, "epoch")
-    serializers.NpzDeserializer({}).load(trigger)
-    assert trigger.get_training_length() == (1, "epoch")
+def test_loading_old_snapshot_warns_and_guesses():
+    # A snapshot without the counters warns; the trigger then reads the
+    # updater's previous_epoch_detail (and iteration - 1).
+    trainer = testing.get_trainer_with_mock_updater(None, 3)
+    for _ in range(2):
+        trainer.updater.update()
+    epoch = triggers.IntervalTrigger(1, "epoch")
+    iteration = triggers.IntervalTrigger(3, "iteration")
+    for trigger in (epoch, iteration):
+        with pytest.warns(UserWarning, match="IntervalTrigger"):
+            serializers.NpzDeserializer({}).load(trigger)
+    trainer.updater.update()
+    assert epoch(trainer)
+    assert iteration(trainer)
+    trainer.updater.update()
+    assert not epoch(trainer)
+    assert not iteration(trainer)
 
 
 def test_training_length_and_str():

@@ -58,14 +58,35 @@ def test_not_fired_before_training():
 def test_resume(unit):
     points = [3, 8, 11] if unit == "iteration" else [0.5, 2.5, 3]
     full, _, _ = _run(triggers.ManualScheduleTrigger(points, unit), 4, 14)
-    first, _, trainer = _run(triggers.ManualScheduleTrigger(points, unit), 4, 6)
     trigger = triggers.ManualScheduleTrigger(points, unit)
+    first, _, trainer = _run(trigger, 4, 6)
     saver = serializers.DictionarySerializer()
     saver.save(trigger)
     resumed = triggers.ManualScheduleTrigger(points, unit)
     serializers.NpzDeserializer(saver.target).load(resumed)
     rest, _, _ = _run(resumed, 4, 8, trainer)
     assert first + rest == full
+
+
+@pytest.mark.parametrize("iter_per_epoch", [2.5, 0.5])
+def test_unaligned_epochs(iter_per_epoch):
+    trigger = triggers.ManualScheduleTrigger([1, 2], "epoch")
+    fired, finished, _ = _run(trigger, iter_per_epoch, 6)
+    # epoch_detail = it / iter_per_epoch passes 1 and 2 at once when tiny.
+    assert _iterations(fired) == ([3, 5] if iter_per_epoch == 2.5 else [1])
+    assert finished.index(True) == _iterations(fired)[-1] - 1
+
+
+def test_sparse_calls_accumulate():
+    trainer = testing.get_trainer_with_mock_updater(None, 2)
+    trigger = triggers.ManualScheduleTrigger([2, 3, 7], "iteration")
+    answers = []
+    for _ in range(4):
+        trainer.updater.update()
+        trainer.updater.update()
+        answers.append((trigger(trainer), trigger.finished))
+    # Points passed between two calls fire at the later call.
+    assert answers == [(True, False), (True, False), (False, False), (True, True)]
 
 
 def test_finished_is_serialized():
@@ -77,9 +98,19 @@ def test_finished_is_serialized():
     resumed = triggers.ManualScheduleTrigger([1], "iteration")
     serializers.NpzDeserializer(saver.target).load(resumed)
     assert resumed.finished
-    other = triggers.ManualScheduleTrigger([1], "iteration")
-    serializers.NpzDeserializer({}).load(other)
-    assert not other.finished
+
+
+def test_loading_old_snapshot_warns():
+    trainer = testing.get_trainer_with_mock_updater(None, 2)
+    for _ in range(3):
+        trainer.updater.update()
+    trigger = triggers.ManualScheduleTrigger([2, 4], "iteration")
+    with pytest.warns(UserWarning, match="ManualScheduleTrigger"):
+        serializers.NpzDeserializer({}).load(trigger)
+    assert not trigger.finished
+    trainer.updater.update()
+    assert trigger(trainer)
+    assert trigger.finished
 
 
 def test_updater_reading_several_batches_per_update():

@@ -1,3 +1,5 @@
+import pytest
+
 from chainer import serializers
 from chainer.training import triggers
 
@@ -37,3 +39,15 @@ def test_resume_with_call_on_resume():
 def test_resume_before_firing():
     resumed = _resume(triggers.OnceTrigger(), False)
     assert resumed(None)
+
+
+def test_old_snapshot_warns_and_counts_as_fired():
+    trigger = triggers.OnceTrigger()
+    with pytest.warns(UserWarning, match="OnceTrigger"):
+        serializers.NpzDeserializer({}).load(trigger)
+    assert trigger.finished
+    assert not trigger(None)
+    resumed = triggers.OnceTrigger(call_on_resume=True)
+    with pytest.warns(UserWarning, match="OnceTrigger"):
+        serializers.NpzDeserializer({}).load(resumed)
+    assert [resumed(None), resumed(None)] == [True, False]

@@ -458,3 +458,38 @@ def test_spawn_refuses_unpicklable_models_clearly(make_shards):
     with pytest.raises(RuntimeError, match="'spawn' start method.*picklable"):
         updater.update()
     updater.finalize()
+
+
+@pytest.mark.parametrize("fn", ["gather_grads", "gather_params"])
+def test_gather_raises_on_cpu(fn):
+    from chainer.training.updaters import multiprocess_parallel_updater as mpu
+
+    with pytest.raises(RuntimeError, match=f"{fn} works only on a GPU"):
+        getattr(mpu, fn)(L.Linear(3, 2))
+
+
+def test_gather_and_scatter_round_trip():
+    # The xp-generic core of gather_*/scatter_* (GPU only in public), run on
+    # NumPy arrays: sorted parameter names, float32, zeros for no gradient.
+    from chainer.training.updaters import multiprocess_parallel_updater as mpu
+
+    source = chainer.Sequential(L.Linear(3, 2), L.Linear(2, 4))
+    source.cleargrads()
+    names = [name for name, _ in sorted(source.namedparams())]
+    params = dict(source.namedparams())
+    flat = mpu._gather(source, "data")
+    assert flat.dtype == numpy.float32
+    expected = numpy.concatenate([params[n].array.ravel() for n in names])
+    numpy.testing.assert_array_equal(flat, expected)
+    assert not mpu._gather(source, "grad").any()
+
+    target = chainer.Sequential(L.Linear(3, 2), L.Linear(2, 4))
+    target.cleargrads()
+    mpu.scatter_params(target, flat)
+    for name, param in target.namedparams():
+        numpy.testing.assert_array_equal(param.array, params[name].array)
+    mpu.scatter_grads(target, flat * 2)
+    for name, param in target.namedparams():
+        numpy.testing.assert_array_equal(param.grad, params[name].array * 2)
+    with pytest.raises(ValueError, match="flat with 20 elements"):
+        mpu.scatter_grads(target, flat[:-1])

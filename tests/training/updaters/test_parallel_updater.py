@@ -279,7 +279,7 @@ def test_serialize_round_trip(
         ),
         pytest.param(
             {"devices": {"main": "@numpy", "second": "numpy"}},
-            ValueError,
+            (ValueError, RuntimeError),
             "invalid device specifier",
             id="bad-device-specifier",
         ),

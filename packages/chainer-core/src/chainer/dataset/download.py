@@ -215,6 +215,10 @@ def cache_or_load_file(path, creator, loader):
 
     Returns:
         What the creator or the loader returned.
+
+    Raises:
+        RuntimeError: The dataset root (which holds the lock file) cannot
+            be created.
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a string, got {type(path).__name__}")
@@ -226,7 +230,14 @@ def cache_or_load_file(path, creator, loader):
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     root = get_dataset_root()
-    os.makedirs(root, exist_ok=True)
+    try:
+        os.makedirs(root, exist_ok=True)
+    except OSError as e:
+        raise RuntimeError(
+            f"cannot create the dataset directory {root!r} ({e}); set "
+            "CHAINER_DATASET_ROOT or call chainer.dataset.set_dataset_root "
+            "to use another"
+        ) from e
     lock_path = os.path.join(root, "_create_lock")
     with _filelock.locked(lock_path):
         if os.path.exists(path):

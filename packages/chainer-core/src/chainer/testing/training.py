@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import numbers
 import unittest.mock
 
 
@@ -16,15 +17,20 @@ def get_trainer_with_mock_updater(
 
     Args:
         stop_trigger: Stop trigger of the trainer.
-        iter_per_epoch (int): Iterations per simulated epoch.
+        iter_per_epoch (int or float): Iterations per simulated epoch; a
+            fraction simulates epochs that end inside an iteration.
         extensions (list or None): Extensions given to the trainer.
 
     Returns:
         chainer.training.Trainer: The trainer.
     """
-    if not isinstance(iter_per_epoch, int) or iter_per_epoch < 1:
+    if (
+        isinstance(iter_per_epoch, bool)
+        or not isinstance(iter_per_epoch, numbers.Real)
+        or not iter_per_epoch > 0
+    ):
         raise ValueError(
-            f"iter_per_epoch must be a positive int, got {iter_per_epoch!r}"
+            f"iter_per_epoch must be a positive number, got {iter_per_epoch!r}"
         )
     try:
         training = importlib.import_module("chainer.training")

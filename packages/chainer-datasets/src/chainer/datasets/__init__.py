@@ -41,6 +41,27 @@ _NAMES = {
     "get_svhn": "svhn",
 }
 
+# Chainer 7's dataset modules, reachable as attributes of the package
+# (``chainer.datasets.image_dataset.available``) as its import made them.
+_SUBMODULES = frozenset(
+    (
+        "cifar",
+        "concatenated_dataset",
+        "dict_dataset",
+        "fashion_mnist",
+        "image_dataset",
+        "kuzushiji_mnist",
+        "mnist",
+        "pickle_dataset",
+        "ptb",
+        "sub_dataset",
+        "svhn",
+        "text_dataset",
+        "transform_dataset",
+        "tuple_dataset",
+    )
+)
+
 __all__ = sorted(_NAMES)
 
 
@@ -50,6 +71,8 @@ def __getattr__(name):
         value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
         globals()[name] = value  # later lookups skip __getattr__
         return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     if name.startswith("__"):
         raise AttributeError(name)
     from chainer import plugins
@@ -65,4 +88,5 @@ def __getattr__(name):
 def __dir__():
     from chainer import plugins
 
-    return sorted(set(globals()) | set(_NAMES) | set(plugins.names("datasets")))
+    names = set(globals()) | set(_NAMES) | _SUBMODULES
+    return sorted(names | set(plugins.names("datasets")))

@@ -1,4 +1,8 @@
-"""Datasets of image files, on disk or in zip archives, read with Pillow."""
+"""Datasets of image files, on disk or in zip archives, read with Pillow.
+
+The module attribute ``available`` tells whether Pillow can be imported (the
+datasets raise :class:`ImportError` naming it when it cannot).
+"""
 
 import bisect
 import io
@@ -11,6 +15,24 @@ import numpy
 
 import chainer
 from chainer.dataset import dataset_mixin
+
+
+def _pillow_importable():
+    try:
+        from PIL import Image  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def __getattr__(name):
+    # ``available`` is computed at first use: importing Pillow takes time
+    # that ``import chainer.datasets.image_dataset`` should not pay.
+    if name == "available":
+        value = _pillow_importable()
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _pil_image():

@@ -175,8 +175,8 @@ def _check_parts(n, name):
 def split_dataset_n(dataset, n, order=None):
     """Splits a dataset into ``n`` subsets.
 
-    Each subset has ``len(dataset) // n`` examples, except the last one,
-    which also takes the remaining ``len(dataset) % n`` examples.
+    Each subset has ``len(dataset) // n`` examples, in order; the remaining
+    ``len(dataset) % n`` examples (the last ones) belong to no subset.
 
     Args:
         dataset: Dataset to split.
@@ -192,8 +192,7 @@ def split_dataset_n(dataset, n, order=None):
     if order is not None:
         order = _check_order(order, n_examples)
     size = n_examples // n
-    bounds = [size * k for k in range(n)] + [n_examples]
-    return [SubDataset(dataset, bounds[k], bounds[k + 1], order) for k in range(n)]
+    return [SubDataset(dataset, size * k, size * (k + 1), order) for k in range(n)]
 
 
 def split_dataset_n_random(dataset, n, seed=None):
@@ -201,7 +200,8 @@ def split_dataset_n_random(dataset, n, seed=None):
 
     The dataset is shuffled by a permutation drawn from
     ``numpy.random.RandomState(seed)`` and then split as by
-    :func:`split_dataset_n`: the last subset takes the remainder.
+    :func:`split_dataset_n`: each subset has ``len(dataset) // n`` examples
+    and the remaining ones are left out.
 
     Args:
         dataset: Dataset to split.

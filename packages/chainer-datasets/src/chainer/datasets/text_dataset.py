@@ -272,6 +272,7 @@ class TextDataset(dataset_mixin.DatasetMixin):
                 )
         self._paths = paths
         self._files = files
+        self._closed = False
         self._lines = None  # line numbers of the examples; None: all lines
         if filter_func is not None:
             self._lines = self._filter(filter_func, options)
@@ -321,6 +322,10 @@ class TextDataset(dataset_mixin.DatasetMixin):
         return tuple([self._read(k, line) for k in range(len(self._files))])
 
     def _read(self, k, line):
+        if getattr(self, "_closed", False):
+            raise ValueError(
+                f"I/O operation on a closed TextDataset (of {self._paths[k]!r})"
+            )
         try:
             return self._files[k].read(line)
         except UnicodeDecodeError as e:
@@ -328,9 +333,24 @@ class TextDataset(dataset_mixin.DatasetMixin):
             raise
 
     def close(self):
-        """Closes the files; they are opened again if the dataset is read."""
+        """Closes all the text files.
+
+        The dataset cannot be read afterwards: indexing it raises
+        :class:`ValueError`. Files are also closed when the dataset is
+        garbage collected, so calling this is seldom needed. Every file is
+        closed even if closing one of them fails; the first error is then
+        raised.
+        """
+        self._closed = True
+        error = None
         for f in self._files:
-            f.close()
+            try:
+                f.close()
+            except Exception as e:
+                if error is None:
+                    error = e
+        if error is not None:
+            raise error
 
     def __enter__(self):
         return self

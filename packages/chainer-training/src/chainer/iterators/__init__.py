@@ -3,6 +3,7 @@
 from chainer.training import _lazy
 
 _NAMES = {
+    "DaliIterator": "dali_iterator",
     "SerialIterator": "serial_iterator",
     "MultiprocessIterator": "multiprocess_iterator",
     "MultithreadIterator": "multithread_iterator",

@@ -76,15 +76,24 @@ def check_dataset(dataset, repeat, name):
     return n
 
 
-def sample_order(order_sampler, current_order, current_position):
-    """Calls ``order_sampler`` and checks the order it returns."""
+def sample_order(order_sampler, current_order, current_position, same_length=True):
+    """Calls ``order_sampler`` and checks the order it returns.
+
+    The first order of an iteration sets the epoch size, which may differ
+    from the dataset's length (an order may repeat or leave out examples);
+    each later order must keep that size (``same_length``).
+    """
     new_order = order_sampler(current_order, current_position)
-    if new_order is None or len(new_order) != len(current_order):
-        got = "None" if new_order is None else f"length {len(new_order)}"
+    if new_order is None:
         raise ValueError(
-            "the order sampler returned an order of "
-            f"{got}; expected length {len(current_order)}, the length of the "
-            "previous order"
+            "the order sampler returned None; it must return an array of "
+            "dataset indices"
+        )
+    if same_length and len(new_order) != len(current_order):
+        raise ValueError(
+            f"the order sampler returned an order of length {len(new_order)}; "
+            f"expected length {len(current_order)}, the length of the previous "
+            "order"
         )
     return numpy.asarray(new_order)
 
@@ -93,7 +102,9 @@ def initial_state(order_sampler, dataset_len):
     """Returns the state at the start of the first epoch."""
     order = None
     if order_sampler is not None:
-        order = sample_order(order_sampler, numpy.arange(dataset_len), 0)
+        order = sample_order(
+            order_sampler, numpy.arange(dataset_len), 0, same_length=False
+        )
     return IteratorState(0, 0, False, order)
 
 

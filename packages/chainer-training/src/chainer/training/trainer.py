@@ -172,8 +172,13 @@ class Trainer:
                 f"got {type(extension).__name__} object {extension!r}"
             )
         if name is None:
+            # NOTE: an object's own name attribute need not be a str (a mock
+            # of an extension has a mock there); Chainer keys it as it is,
+            # and its text does as well here.
             name = _default_extension_name(extension)
-        if not isinstance(name, str):
+            if not isinstance(name, str):
+                name = str(name)
+        elif not isinstance(name, str):
             raise TypeError(f"extension name must be a str; got {name!r}")
         if name == "training":
             raise ValueError('the name "training" is prohibited as an extension name')

@@ -29,12 +29,37 @@ _NAMES = {
     "observe_value": "value_observation",
     "snapshot": "_snapshot",
     "snapshot_object": "_snapshot",
-    "unchain_variables": "unchain_variables",
+    "unchain_variables": "variable_unchain",
 }
 
-_builtin_getattr, _builtin_dir, __all__ = _lazy.attach(
-    __name__, _NAMES, ("snapshot_writers", "util")
+# Chainer 7's extension modules, reachable as attributes of the package
+# (``extensions.variable_statistics_plot.Reservoir``) as its import made them.
+_SUBMODULES = (
+    "_snapshot",
+    "computational_graph",
+    "evaluator",
+    "exponential_shift",
+    "fail_on_nonnumber",
+    "inverse_shift",
+    "linear_shift",
+    "log_report",
+    "micro_average",
+    "multistep_shift",
+    "parameter_statistics",
+    "plot_report",
+    "polynomial_shift",
+    "print_report",
+    "progress_bar",
+    "snapshot_writers",
+    "step_shift",
+    "util",
+    "value_observation",
+    "variable_statistics_plot",
+    "variable_unchain",
+    "warmup_shift",
 )
+
+_builtin_getattr, _builtin_dir, __all__ = _lazy.attach(__name__, _NAMES, _SUBMODULES)
 
 
 def __getattr__(name):

@@ -388,6 +388,13 @@ class _FilePattern:
 
     def find(self, outdir, newest_first=False):
         """Lists matching files as paths, oldest first (by mtime, then name)."""
+        found = self.find_with_mtimes(outdir)
+        if newest_first:
+            found.reverse()
+        return [path for _, path in found]
+
+    def find_with_mtimes(self, outdir):
+        """Lists ``(mtime, path)`` of matching files, oldest first."""
         directory = os.path.join(outdir, self.subdir)
         try:
             entries = list(os.scandir(directory))
@@ -401,12 +408,66 @@ class _FilePattern:
             try:
                 if not entry.is_file():
                     continue
-                mtime = entry.stat().st_mtime_ns
+                stat = entry.stat()
             except FileNotFoundError:
                 continue
-            found.append((mtime, _natural_key(name), entry.path))
-        found.sort(reverse=newest_first)
-        return [path for _, _, path in found]
+            found.append(
+                (stat.st_mtime_ns, _natural_key(name), stat.st_mtime, entry.path)
+            )
+        found.sort()
+        return [(mtime, path) for _, _, mtime, path in found]
+
+
+# Chainer 7's private helpers of the same search, which code written for it
+# (and its tests) import; they take the file name template directly.
+def _find_snapshot_files(fmt, path):
+    """Returns ``(mtime, name)`` of the snapshots ``fmt`` names under ``path``.
+
+    Args:
+        fmt (str): File name template of the snapshots, such as
+            ``'snapshot_iter_{.updater.iteration}'``.
+        path (str): Directory to search.
+
+    Returns:
+        list: ``(mtime, file name)`` pairs, oldest first.
+    """
+    pattern = _FilePattern(fmt)
+    if pattern.regex is None:
+        return []
+    return [
+        (mtime, os.path.relpath(file, path))
+        for mtime, file in pattern.find_with_mtimes(path)
+    ]
+
+
+def _find_latest_snapshot(fmt, path):
+    """Returns the file name of the newest snapshot, or ``None`` if none.
+
+    Args:
+        fmt (str): File name template of the snapshots.
+        path (str): Directory to search.
+
+    Returns:
+        str or None: The name, relative to ``path``.
+    """
+    files = _find_snapshot_files(fmt, path)
+    return files[-1][1] if files else None
+
+
+def _find_stale_snapshots(fmt, path, n_retains):
+    """Yields the file names of all but the newest ``n_retains`` snapshots.
+
+    Args:
+        fmt (str): File name template of the snapshots.
+        path (str): Directory to search.
+        n_retains (int): Number of newest snapshots to keep out.
+
+    Yields:
+        str: Names of the stale snapshots, relative to ``path``, oldest first.
+    """
+    files = _find_snapshot_files(fmt, path)
+    for _, name in files[: max(len(files) - n_retains, 0)]:
+        yield name
 
 
 def _natural_key(name):

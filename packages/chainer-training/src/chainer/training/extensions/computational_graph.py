@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 
 from chainer import computational_graph
 from chainer import configuration
@@ -35,14 +37,27 @@ def _release(holder):
         configuration.config.keep_graph_on_report = _original_flag[0]
 
 
+def is_graphviz_available():
+    """Returns whether Graphviz's ``dot`` command can be run.
+
+    :class:`DumpGraph` renders the dumped graph as a PNG image when it is.
+
+    Returns:
+        bool: ``True`` if ``dot`` is found on ``PATH``.
+    """
+    return shutil.which("dot") is not None
+
+
 class DumpGraph(extension.Extension):
     """Writes the computational graph of a reported variable as a DOT file.
 
     It dumps, in the DOT language of Graphviz, the computational graph
     leading to the variable reported under ``root_name`` (such as
     ``'main/loss'``) at the first iteration, into ``filename`` in the output
-    directory of the trainer (written atomically). Render it with, e.g.,
-    ``dot -Tpng cg.dot -o cg.png``.
+    directory of the trainer (written atomically). When Graphviz's ``dot``
+    command is available (see :func:`is_graphviz_available`), it also
+    renders the graph as a PNG image beside it, with the same name and the
+    extension ``.png``.
 
     Reported variables normally drop their graph (see
     :meth:`chainer.Reporter.report`), so the extension sets
@@ -138,9 +153,13 @@ class DumpGraph(extension.Extension):
                 variable_style=self._variable_style,
                 function_style=self._function_style,
             ).dump()
-            with util.open_atomic(os.path.join(trainer.out, self._filename)) as f:
+            path = os.path.join(trainer.out, self._filename)
+            with util.open_atomic(path) as f:
                 f.write(cg)
             self._flag_called = True
+            if is_graphviz_available():
+                image = os.path.splitext(path)[0] + ".png"
+                subprocess.run(["dot", "-Tpng", path, "-o", image], check=True)
         finally:
             _release(self)
 

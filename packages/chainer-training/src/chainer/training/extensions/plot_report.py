@@ -80,7 +80,15 @@ class PlotReport(extension.Extension):
         self._data = {k: [] for k in y_keys}
         self._available = util.check_matplotlib("PlotReport")
 
-    available = staticmethod(util.matplotlib_available)
+    @staticmethod
+    def available():
+        """Returns whether the extension can plot, warning if it cannot.
+
+        Returns:
+            bool: ``True`` if matplotlib can be imported; otherwise a
+            :class:`UserWarning` says that nothing will be plotted.
+        """
+        return util.check_matplotlib("PlotReport")
 
     def __call__(self, trainer):
         """Accumulates the observation and saves the plot when triggered.

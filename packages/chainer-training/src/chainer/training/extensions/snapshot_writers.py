@@ -256,7 +256,8 @@ class StandardWriter(Writer):
             raise RuntimeError(
                 f"writing snapshot {self._filename!r} failed: {error}"
             ) from error
-        if exitcode:
+        # Only a process worker has an exit code (an int once it ended).
+        if isinstance(exitcode, int) and exitcode != 0:
             raise RuntimeError(
                 f"writing snapshot {self._filename!r} failed: the writer process "
                 f"exited with code {exitcode}"
@@ -448,7 +449,9 @@ class QueueWriter(Writer):
             try:
                 if item is None:
                     break
-                task, filename, outdir, target = item
+                # Indexed rather than unpacked: an item is any sequence whose
+                # first four entries are the task and its arguments.
+                task, filename, outdir, target = item[0], item[1], item[2], item[3]
                 try:
                     task(filename, outdir, target)
                 except Exception as exc:
@@ -488,8 +491,9 @@ class QueueWriter(Writer):
         error, self._error = self._error, None
         if error is not None:
             raise RuntimeError(f"a queued snapshot write failed: {error}") from error
+        # Only a process consumer has an exit code (an int once it ended).
         exitcode = getattr(self._consumer, "exitcode", None)
-        if exitcode:
+        if isinstance(exitcode, int) and exitcode != 0:
             raise RuntimeError(
                 "a queued snapshot write failed: the writer process exited "
                 f"with code {exitcode}"

@@ -33,30 +33,124 @@ def _unpack_variables(x):
     )
 
 
-class _Reservoir:
-    """Uniform sample of at most ``size`` items of a stream (reservoir sampling)."""
+class Reservoir:
+    """Uniform sample of at most ``size`` items of a stream.
 
-    def __init__(self, size, data_shape, rng):
+    It keeps the first ``size`` items, then replaces a random one of them
+    with the ``n``-th item with probability ``size / n`` (reservoir
+    sampling), so that every item seen so far is kept with the same
+    probability. :class:`VariableStatisticsPlot` samples its statistics this
+    way.
+
+    Args:
+        size (int): Number of items kept.
+        data_shape (tuple of ints): Shape of one item.
+        dtype: Data type of the buffer of items.
+
+    Attributes:
+        data (numpy.ndarray): Buffer of the kept items, of shape
+            ``(size,) + data_shape``.
+        idxs (numpy.ndarray): Index of each kept item.
+        counter (int): Number of items added so far.
+    """
+
+    def __init__(self, size, data_shape, dtype=numpy.float32):
         self.size = size
-        self.data = numpy.zeros((size, *data_shape), dtype=numpy.float32)
+        self.data = numpy.zeros((size, *data_shape), dtype=dtype)
         self.idxs = numpy.zeros((size,), dtype=numpy.int64)
         self.counter = 0
-        self._rng = rng
+        # numpy.random.Generator drawing the replacements; None uses NumPy's
+        # global random state.
+        self._rng = None
 
-    def slot(self):
-        """Returns where the next item goes, or ``None`` if it is dropped."""
+    def add(self, x, idx=None):
+        """Offers an item to the sample.
+
+        Args:
+            x (numpy.ndarray): The item, of shape ``data_shape``.
+            idx (int): Index recorded with it; ``None`` means its position
+                in the stream.
+        """
+        position = self.counter
+        slot = self._slot()
+        if slot is not None:
+            self.data[slot] = x
+            self.idxs[slot] = position if idx is None else idx
+
+    def _slot(self):
+        # Where the next item goes, or None if it is dropped.
         counter = self.counter
         self.counter += 1
         if counter < self.size:
             return counter
-        if self._rng.random() < self.size / (counter + 1):
-            return int(self._rng.integers(self.size))
+        rng = self._rng
+        if rng is None:
+            if numpy.random.random() < self.size / (counter + 1):
+                return int(numpy.random.randint(self.size))
+        elif rng.random() < self.size / (counter + 1):
+            return int(rng.integers(self.size))
         return None
 
     def get_data(self):
+        """Returns the kept items, ordered by index.
+
+        Returns:
+            tuple: ``(idxs, data)``, the indexes (sorted) and the items.
+        """
         n = min(self.counter, self.size)
         order = numpy.argsort(self.idxs[:n], kind="stable")
         return self.idxs[:n][order], self.data[:n][order]
+
+
+class Statistician:
+    """Computes the mean, standard deviation and percentiles of an array.
+
+    Args:
+        collect_mean (bool): Whether to compute the mean.
+        collect_std (bool): Whether to compute the standard deviation.
+        percentile_sigmas (float or tuple of floats): Percentiles to compute,
+            each in ``[0, 100]``; an empty tuple computes none.
+    """
+
+    def __init__(self, collect_mean, collect_std, percentile_sigmas):
+        self.collect_mean = collect_mean
+        self.collect_std = collect_std
+        self.percentile_sigmas = percentile_sigmas
+
+    def __call__(self, x, axis=0, dtype=None, xp=None):
+        """Computes the statistics of ``x`` along ``axis``.
+
+        Args:
+            x (:ref:`ndarray`): Input array.
+            axis (int, tuple of ints or None): Axes to reduce; ``None``
+                reduces all of them.
+            dtype: Data type of the results; ``None`` keeps NumPy's.
+            xp: Array module of ``x``; ``None`` finds it from ``x``.
+
+        Returns:
+            dict: ``'mean'``, ``'std'`` and ``'percentile'`` (stacked along
+            a new first axis, one entry per percentile) as requested.
+        """
+        if axis is None:
+            axis = tuple(range(x.ndim))
+        elif not isinstance(axis, (tuple, list)):
+            axis = (axis,)
+        axis = tuple(axis)
+        if xp is None:
+            xp = backend.get_array_module(x)
+        out = {}
+        if self.collect_mean:
+            out["mean"] = x.mean(axis=axis)
+        if self.collect_std:
+            out["std"] = x.std(axis=axis)
+        if self.percentile_sigmas is not None and len(
+            numpy.atleast_1d(self.percentile_sigmas)
+        ):
+            q = xp.asarray(self.percentile_sigmas)
+            out["percentile"] = xp.percentile(x, q, axis=axis)
+        if dtype is not None:
+            out = {k: xp.asarray(v).astype(dtype, copy=False) for k, v in out.items()}
+        return out
 
 
 class VariableStatisticsPlot(extension.Extension):
@@ -153,12 +247,22 @@ class VariableStatisticsPlot(extension.Extension):
         self._grid = grid
         n_stats = int(self._plot_mean) + int(self._plot_std) + len(percentile_sigmas)
         self._data_shape = (len(self._keys), n_stats)
-        self._samples = _Reservoir(
-            max_sample_size, self._data_shape, numpy.random.default_rng(0)
+        self._statistician = Statistician(
+            self._plot_mean, self._plot_std, percentile_sigmas
         )
+        self._samples = Reservoir(max_sample_size, self._data_shape)
+        self._samples._rng = numpy.random.default_rng(0)
         self._available = util.check_matplotlib("VariableStatisticsPlot")
 
-    available = staticmethod(util.matplotlib_available)
+    @staticmethod
+    def available():
+        """Returns whether the extension can plot, warning if it cannot.
+
+        Returns:
+            bool: ``True`` if matplotlib can be imported; otherwise a
+            :class:`UserWarning` says that nothing will be plotted.
+        """
+        return util.check_matplotlib("VariableStatisticsPlot")
 
     def __call__(self, trainer):
         """Samples the statistics and saves the plot when triggered.
@@ -168,7 +272,7 @@ class VariableStatisticsPlot(extension.Extension):
         """
         if not self._available:
             return
-        slot = self._samples.slot()
+        slot = self._samples._slot()
         if slot is not None:
             self._samples.data[slot] = self._statistics()
             self._samples.idxs[slot] = trainer.updater.iteration
@@ -184,14 +288,10 @@ class VariableStatisticsPlot(extension.Extension):
                 continue
             xp = backend.get_array_module(xs[0])
             x = xp.concatenate(xs).astype(numpy.float64, copy=False)
-            row = []
-            if self._plot_mean:
-                row.append(x.mean().reshape(1))
-            if self._plot_std:
-                row.append(x.std().reshape(1))
-            if self._percentiles:
-                q = xp.asarray(self._percentiles)
-                row.append(xp.percentile(x, q).reshape(-1))
+            stat = self._statistician(x, axis=None, xp=xp)
+            row = [
+                stat[k].reshape(-1) for k in ("mean", "std", "percentile") if k in stat
+            ]
             row = xp.concatenate(row)
             stats[i] = backend.CpuDevice().send(row)
         return stats

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 _UNITS = ("epoch", "iteration")
 
@@ -25,11 +26,11 @@ class IntervalTrigger:
     It fires at every ``period`` iterations or epochs: an ``(N,
     'iteration')`` trigger fires at iterations ``N, 2N, ...`` and an ``(N,
     'epoch')`` trigger on the iteration where ``epoch_detail`` crosses a
-    multiple of ``N`` (``N`` may be fractional, e.g. ``0.5``). The decision
-    reads the updater's counters (``iteration``, ``epoch_detail`` and
-    ``previous_epoch_detail``) and the epoch detail at the trigger's call on
-    the previous iteration, which snapshots keep, so a trainer resumed from
-    a snapshot fires exactly where an uninterrupted one would.
+    multiple of ``N`` (``N`` may be fractional, e.g. ``0.5``). The trigger
+    remembers the iteration and epoch detail of its previous call, so it
+    fires when a multiple was crossed since then, even when it is not called
+    on every iteration. Snapshots keep that state, so a trainer resumed from
+    one fires exactly where an uninterrupted one would.
 
     Args:
         period (int or float): Length of the interval.
@@ -45,9 +46,10 @@ class IntervalTrigger:
         _check_period(period)
         self.period = period
         self.unit = unit
-        # The epoch detail at this trigger's last call, and that iteration.
+        # The counters at this trigger's previous call; a negative value
+        # (after loading a snapshot that lacks them) means unknown.
+        self._previous_iteration = 0
         self._previous_epoch_detail = 0.0
-        self._previous_iteration = -1
 
     def __call__(self, trainer):
         """Decides whether the extension should be called on this iteration.
@@ -62,19 +64,18 @@ class IntervalTrigger:
         """
         updater = trainer.updater
         period = self.period
-        if self.unit == "iteration":
-            iteration = updater.iteration
-            return iteration > 0 and (iteration - 1) // period != iteration // period
-        epoch_detail = updater.epoch_detail
-        previous = getattr(updater, "previous_epoch_detail", None)
-        # NOTE: an updater that reads its iterator several times per update
-        # (truncated BPTT) reports the detail before its last read only, so
-        # the detail seen on the previous iteration, where known, wins.
-        if previous is None or self._previous_iteration == updater.iteration - 1:
+        if self.unit == "epoch":
+            current = updater.epoch_detail
             previous = self._previous_epoch_detail
-        self._previous_epoch_detail = epoch_detail
-        self._previous_iteration = updater.iteration
-        return previous // period != epoch_detail // period
+            if previous < 0:
+                previous = _updater_previous_epoch_detail(updater)
+        else:
+            current = updater.iteration
+            previous = self._previous_iteration
+            if previous < 0:
+                previous = current - 1
+        _remember(self, updater)
+        return previous // period != current // period
 
     def get_training_length(self):
         """Returns the interval as a ``(period, unit)`` pair.
@@ -87,27 +88,61 @@ class IntervalTrigger:
         return self.period, self.unit
 
     def serialize(self, serializer):
-        """Serializes the fallback state of the trigger.
+        """Serializes the counters seen at the previous call.
 
-        The trigger remembers the epoch detail and iteration of its last
-        call; without them (a snapshot that lacks the entries keeps the
-        current values) it reads the updater's ``previous_epoch_detail``.
+        A snapshot written without them (by an old version) loads with a
+        warning; the trigger then guesses them from the updater, which is
+        right when it is called on every iteration.
 
         Args:
             serializer (~chainer.AbstractSerializer): Serializer or
                 deserializer object.
         """
-        try:
-            self._previous_epoch_detail = float(
-                serializer("previous_epoch_detail", self._previous_epoch_detail)
-            )
-            self._previous_iteration = int(
-                serializer("previous_iteration", self._previous_iteration)
-            )
-        except KeyError:
-            pass
+        _serialize_previous(self, serializer, "IntervalTrigger")
 
     def __str__(self):
         return f"<IntervalTrigger: period: {self.period}, unit: {self.unit}>"
 
     __repr__ = __str__
+
+
+def _updater_previous_epoch_detail(updater):
+    previous = getattr(updater, "previous_epoch_detail", None)
+    # None: no update has run yet, so the training is at epoch 0.
+    return 0.0 if previous is None else previous
+
+
+def _remember(trigger, updater):
+    trigger._previous_iteration = updater.iteration
+    if hasattr(updater, "epoch_detail"):
+        trigger._previous_epoch_detail = updater.epoch_detail
+
+
+def _serialize_previous(trigger, serializer, name):
+    # Shared by the triggers that keep the counters of their previous call.
+    try:
+        trigger._previous_iteration = int(
+            serializer("previous_iteration", trigger._previous_iteration)
+        )
+    except KeyError:
+        warnings.warn(
+            f"the snapshot has no previous iteration for {name}; it guesses "
+            "it from the current iteration, which is wrong if the trigger "
+            "is not called on every iteration",
+            UserWarning,
+            stacklevel=3,
+        )
+        trigger._previous_iteration = -1
+    try:
+        trigger._previous_epoch_detail = float(
+            serializer("previous_epoch_detail", trigger._previous_epoch_detail)
+        )
+    except KeyError:
+        warnings.warn(
+            f"the snapshot has no previous epoch detail for {name}; it uses "
+            "the updater's previous_epoch_detail, which is wrong if the "
+            "trigger is not called on every iteration",
+            UserWarning,
+            stacklevel=3,
+        )
+        trigger._previous_epoch_detail = -1.0

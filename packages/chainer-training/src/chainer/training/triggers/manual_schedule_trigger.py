@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from chainer.training.triggers import interval_trigger
 
 
@@ -37,12 +39,17 @@ class ManualScheduleTrigger:
         self.unit = unit
         self.finished = False
         self._last = max(points)
-        # The epoch detail at this trigger's last call, and that iteration.
+        # The counters at this trigger's previous call; a negative value
+        # (after loading a snapshot that lacks them) means unknown.
+        self._previous_iteration = 0
         self._previous_epoch_detail = 0.0
-        self._previous_iteration = -1
 
     def __call__(self, trainer):
         """Decides whether the extension should be called on this iteration.
+
+        The trigger fires when one of the points was passed since its
+        previous call, so it also works when it is not called on every
+        iteration.
 
         Args:
             trainer (~chainer.training.Trainer): Trainer object that this
@@ -53,40 +60,39 @@ class ManualScheduleTrigger:
             in this iteration.
         """
         updater = trainer.updater
-        if self.unit == "iteration":
-            current = updater.iteration
-            previous = current - 1
-            if current == 0:
-                return False
-        else:
+        if self.unit == "epoch":
             current = updater.epoch_detail
-            previous = getattr(updater, "previous_epoch_detail", None)
-            # NOTE: an updater that reads its iterator several times per
-            # update (truncated BPTT) reports the detail before its last read
-            # only, so the detail seen on the previous iteration wins.
-            if previous is None or self._previous_iteration == updater.iteration - 1:
-                previous = self._previous_epoch_detail
-            self._previous_epoch_detail = current
-            self._previous_iteration = updater.iteration
-        fire = any(previous < p <= current for p in self.points)
+            previous = self._previous_epoch_detail
+            if previous < 0:
+                previous = interval_trigger._updater_previous_epoch_detail(updater)
+        else:
+            current = updater.iteration
+            previous = self._previous_iteration
+            if previous < 0:
+                previous = current - 1
+        interval_trigger._remember(self, updater)
         if current >= self._last:
             self.finished = True
-        return fire
+        return any(previous < p <= current for p in self.points)
 
     def serialize(self, serializer):
-        """Serializes the state of the trigger (``finished``).
+        """Serializes the state of the trigger.
+
+        It keeps ``finished`` and the counters seen at the previous call. A
+        snapshot written without them (by an old version) loads with a
+        warning; the trigger then guesses them from the updater.
 
         Args:
             serializer (~chainer.AbstractSerializer): Serializer or
                 deserializer object.
         """
+        interval_trigger._serialize_previous(self, serializer, "ManualScheduleTrigger")
         try:
             self.finished = bool(serializer("finished", self.finished))
-            self._previous_epoch_detail = float(
-                serializer("previous_epoch_detail", self._previous_epoch_detail)
-            )
-            self._previous_iteration = int(
-                serializer("previous_iteration", self._previous_iteration)
-            )
         except KeyError:
-            pass  # a snapshot written without these entries keeps the state
+            warnings.warn(
+                "the snapshot has no finished flag for ManualScheduleTrigger; "
+                "it is set again at the next call",
+                UserWarning,
+                stacklevel=2,
+            )

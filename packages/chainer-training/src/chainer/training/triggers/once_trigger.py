@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 
 class OnceTrigger:
     """Trigger that fires once, at its first call.
@@ -33,7 +35,7 @@ class OnceTrigger:
         Returns:
             bool: ``True`` at the first call (and the first after resume).
         """
-        fire = self._flag_first or self._flag_resumed
+        fire = not self.finished
         self._flag_first = False
         self._flag_resumed = False
         return fire
@@ -41,8 +43,21 @@ class OnceTrigger:
     def serialize(self, serializer):
         """Serializes whether the trigger has fired already.
 
+        A snapshot written without the flag (by an old version) loads with a
+        warning, as if the trigger had fired.
+
         Args:
             serializer (~chainer.AbstractSerializer): Serializer or
                 deserializer object.
         """
-        self._flag_first = bool(serializer("_flag_first", self._flag_first))
+        try:
+            self._flag_first = bool(serializer("_flag_first", self._flag_first))
+        except KeyError:
+            warnings.warn(
+                "the snapshot has no flag for OnceTrigger; it is taken as "
+                "already fired, which is wrong if the snapshot was written "
+                "before the first call",
+                UserWarning,
+                stacklevel=2,
+            )
+            self._flag_first = False

@@ -442,6 +442,115 @@ def _stop_workers(workers, pipes):
     pipes.clear()
 
 
+# -- gathering and scattering the arrays of a link --------------------------
+def gather_grads(link):
+    """Puts together all gradient arrays of a GPU link into a single array.
+
+    The gradients of the link's parameters, in the order of their sorted
+    names, are flattened and concatenated into one float32 array; a
+    parameter without a gradient contributes zeros. Empty parameters are
+    skipped.
+
+    Args:
+        link (~chainer.Link): Target link object, on a GPU.
+
+    Returns:
+        cupy.ndarray: The flat array of gradients.
+    """
+    _check_on_gpu(link, "gather_grads")
+    return _gather(link, "grad")
+
+
+def gather_params(link):
+    """Puts together all parameter arrays of a GPU link into a single array.
+
+    It is the counterpart of :func:`gather_grads` for the parameters' data.
+
+    Args:
+        link (~chainer.Link): Target link object, on a GPU.
+
+    Returns:
+        cupy.ndarray: The flat array of parameters.
+    """
+    _check_on_gpu(link, "gather_params")
+    return _gather(link, "data")
+
+
+def scatter_grads(link, array):
+    """Puts the contents of a flat array back into the gradient arrays.
+
+    It inverts :func:`gather_grads`: a parameter without a gradient gets a
+    new one, and values are cast to each parameter's dtype.
+
+    Args:
+        link (~chainer.Link): Target link object.
+        array (:ref:`ndarray`): Flat array made by :func:`gather_grads`.
+    """
+    _scatter(link, array, "grad")
+
+
+def scatter_params(link, array):
+    """Puts the contents of a flat array back into the parameter arrays.
+
+    It inverts :func:`gather_params`.
+
+    Args:
+        link (~chainer.Link): Target link object.
+        array (:ref:`ndarray`): Flat array made by :func:`gather_params`.
+    """
+    _scatter(link, array, "data")
+
+
+def _check_on_gpu(link, what):
+    if link.xp is numpy:
+        raise RuntimeError(
+            f"{what} works only on a GPU link (the multiprocess updater's "
+            "NCCL path); move the link with link.to_device('@cupy:N') first"
+        )
+
+
+def _nonempty_params(link):
+    return [p for _, p in sorted(link.namedparams()) if p.size]
+
+
+def _gather(link, target):
+    params = _nonempty_params(link)
+    xp = link.xp
+    parts = []
+    for param in params:
+        array = param.array if target == "data" else param.grad
+        if array is None:
+            parts.append(xp.zeros(param.size, dtype=numpy.float32))
+        else:
+            parts.append(array.ravel().astype(numpy.float32, copy=False))
+    if not parts:
+        return xp.zeros(0, dtype=numpy.float32)
+    return xp.concatenate(parts)
+
+
+def _scatter(link, array, target):
+    params = _nonempty_params(link)
+    total = sum(p.size for p in params)
+    if array.ndim != 1 or array.size != total:
+        raise ValueError(
+            f"the array to scatter must be flat with {total} elements (the "
+            f"sizes of the link's parameters); got shape {array.shape}"
+        )
+    offset = 0
+    for param in params:
+        chunk = array[offset : offset + param.size].reshape(param.shape)
+        offset += param.size
+        current = param.array if target == "data" else param.grad
+        if current is None:
+            value = chunk.astype(param.dtype)
+            if target == "data":
+                param.array = value
+            else:
+                param.grad = value
+        else:
+            current[...] = chunk
+
+
 # -- helpers ----------------------------------------------------------------
 def _context(devices):
     method = multiprocessing.get_start_method(allow_none=True)

@@ -7,34 +7,24 @@ from chainer.training import extension
 
 
 class unchain_variables(extension.Extension):
-    """Cuts the computational graphs of the observed variables each iteration.
+    """Trainer extension that unchains the graphs of the observed variables.
 
     At the end of every iteration, after the other extensions (its priority
     is 0, below ``PRIORITY_READER``), it calls
     :meth:`~chainer.Variable.unchain_backward` on every variable of the
-    trainer's observation, so that graphs kept by reported variables (with
-    ``chainer.config.keep_graph_on_report``, say) are released at once
-    instead of staying alive until the next iteration.
+    trainer's observation. The graphs kept by reported variables (with
+    ``chainer.config.keep_graph_on_report`` set, say) are then released at
+    once instead of staying alive until the next iteration.
 
     Example:
         >>> from chainer.training import extensions
         >>> ext = extensions.unchain_variables()
-        >>> ext.priority
-        0
+        >>> ext.trigger, ext.priority
+        ((1, 'iteration'), 0)
     """
 
+    trigger = 1, "iteration"
     priority = 0
-
-    def trigger(self, _):
-        """Fires at every iteration.
-
-        Args:
-            _ (~chainer.training.Trainer): Trainer object (unused).
-
-        Returns:
-            bool: Always ``True``.
-        """
-        return True
 
     def __call__(self, trainer):
         """Unchains the observed variables.

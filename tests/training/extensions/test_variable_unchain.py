@@ -47,5 +47,11 @@ def test_non_variables_are_left_alone():
 def test_default_attributes():
     ext = extensions.unchain_variables()
     assert ext.priority == 0
-    assert ext.trigger(None) is True
+    assert ext.trigger == (1, "iteration")
     assert ext.default_name == "unchain_variables"
+
+
+def test_chainer7_module_path():
+    from chainer.training.extensions import variable_unchain
+
+    assert variable_unchain.unchain_variables is extensions.unchain_variables
