@@ -278,7 +278,10 @@ INDEXES = [
     numpy.array([3, 0, 1]),
     numpy.array([0, 0, 2]),
     [2, 1],
-    [[0, 1], [1, 3]],
+    [[0, 1], [1, 2]],
+    [[2, 0], 1],
+    ([[]],),
+    [True, False, True, True],
     (slice(None), numpy.array([2, 2, 0])),
     numpy.array([True, False, True, True]),
     numpy.array([[True, False, True], [False, False, True]] * 2),
@@ -297,7 +300,12 @@ def test_get_item(index, dtype):
     x = _uniform((4, 3), dtype)
     numpy_index = index
     if isinstance(index, list):
-        numpy_index = numpy.asarray(index)
+        # As in Chainer: a list of ints is one index array, any other list a
+        # tuple of indices (NumPy's behaviour before 1.23).
+        if all(isinstance(i, int) for i in index):
+            numpy_index = numpy.asarray(index)
+        else:
+            numpy_index = tuple(index)
     expected = numpy.asarray(x[numpy_index])
     _assert_forward(_ops.get_item(x, index), expected)
     _assert_forward(chainer.Variable(x)[index], expected)
@@ -409,9 +417,15 @@ def test_cast_to_same_dtype():
         assert _ops.cast(x, numpy.float32) is x
 
 
-def test_cast_needs_float_input():
+def test_cast_accepts_integer_input():
+    y = _ops.cast(numpy.arange(3, dtype=numpy.int32), numpy.float32)
+    assert y.dtype == numpy.float32
+    numpy.testing.assert_array_equal(y.array, [0.0, 1.0, 2.0])
+
+
+def test_cast_needs_one_input():
     with pytest.raises(type_check.InvalidType):
-        _ops.cast(numpy.ones(3, numpy.int32), numpy.float32)
+        _ops.array.Cast(numpy.float32).apply((numpy.ones(3), numpy.ones(3)))
 
 
 def test_get_item_list_with_slices_is_a_tuple():
@@ -573,3 +587,23 @@ def test_sum_over_length_one_axis_gradient_shape(keepdims):
     y.backward()
     assert x.grad.shape == (2, 1, 3)
     numpy.testing.assert_array_equal(x.grad, numpy.full((2, 1, 3), 2.0))
+
+
+def test_get_item_too_many_indices_is_invalid_type():
+    x = numpy.zeros((3, 4), numpy.float32)
+    with pytest.raises(type_check.InvalidType):
+        _ops.get_item(x, (0, 0, 0))
+    # None adds an axis without consuming one.
+    assert _ops.get_item(x, (None, 0, 0, None)).shape == (1, 1)
+
+
+def test_get_item_two_ellipses_is_value_error():
+    x = numpy.zeros((3, 4), numpy.float32)
+    with pytest.raises(ValueError, match="Ellipsis"):
+        _ops.get_item(x, (Ellipsis, Ellipsis))
+
+
+def test_get_item_out_of_bounds_is_index_error():
+    x = numpy.zeros((3, 4), numpy.float32)
+    with pytest.raises(IndexError, match="out of bounds"):
+        _ops.get_item(x, 5)

@@ -711,3 +711,25 @@ def test_matmul_weight_gradient_through_transpose_is_c_ordered():
     y.backward()
     assert w.grad.flags.c_contiguous
     numpy.testing.assert_array_equal(w.grad, numpy.full((3, 4), 2.0))
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (2, "2"),
+        (0, "0"),
+        (-2, "(-2)"),
+        (-2.0, "(-2.0)"),
+        (numpy.float32(2), "2.0"),
+        (numpy.array([1, 2]), "constant array"),
+        (chainer.Variable(numpy.array([1.0])), "constant array"),
+    ],
+)
+def test_constant_labels(value, text):
+    assert _ops.basic_math._convert_value_to_string(value) == text
+    assert _ops.basic_math.AddConstant(value).label == f"_ + {text}"
+
+
+def test_constant_label_of_other_objects():
+    with pytest.raises(ValueError, match="scalar"):
+        _ops.basic_math._convert_value_to_string("x")

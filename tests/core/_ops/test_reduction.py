@@ -28,3 +28,16 @@ def test_sum_bad_axis_is_named(axis):
     errors = (chainer.utils.type_check.InvalidType, ValueError)
     with pytest.raises(errors, match="axis"):
         reduction.sum(x, axis=axis)
+
+
+@pytest.mark.parametrize("axis", [[0], (1, "x"), 1.0, (0.0,)])
+def test_sum_axis_of_wrong_type(axis):
+    x = numpy.ones((2, 3), numpy.float32)
+    with pytest.raises(TypeError, match="axis"):
+        reduction.sum(x, axis=axis)
+
+
+def test_sum_axis_numpy_int():
+    x = numpy.ones((2, 3), numpy.float32)
+    y = reduction.sum(x, axis=(numpy.int64(1),))
+    numpy.testing.assert_array_equal(y.array, [3.0, 3.0])

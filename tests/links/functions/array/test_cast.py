@@ -54,3 +54,26 @@ def test_bad_dtype():
     x = numpy.zeros(3, numpy.float32)
     with pytest.raises(TypeError):
         functions.cast(x, "not a dtype")
+
+
+@pytest.mark.parametrize("in_type", [numpy.bool_, numpy.uint8, numpy.int64])
+@pytest.mark.parametrize("out_type", [numpy.bool_, numpy.int8, numpy.float32])
+def test_non_float_input(in_type, out_type):
+    x = numpy.array([[0, 1, 2]]).astype(in_type)
+    y = functions.cast(x, out_type)
+    assert y.dtype == out_type
+    numpy.testing.assert_array_equal(y.array, x.astype(out_type))
+
+
+def test_int_to_float_to_int_chain():
+    x = chainer.Variable(numpy.array([3, 4], numpy.int32))
+    y = functions.cast(functions.cast(x, numpy.float64) * 2.0, numpy.int64)
+    numpy.testing.assert_array_equal(y.array, [6, 8])
+
+
+def test_integer_input_gets_no_gradient():
+    x = chainer.Variable(numpy.arange(3, dtype=numpy.int32))
+    y = functions.cast(x, numpy.float32) * 2.0
+    y.grad = numpy.ones(3, numpy.float32)
+    y.backward()
+    assert x.grad is None

@@ -3,6 +3,7 @@ import pytest
 
 from chainer import functions
 from chainer import testing
+from chainer.functions.array import flip as flip_module
 from chainer.utils import type_check
 
 _FLOATS = [numpy.float16, numpy.float32, numpy.float64]
@@ -47,3 +48,11 @@ def test_axis_not_int():
     x = numpy.zeros((3, 2), numpy.float32)
     with pytest.raises(TypeError, match="axis must be int"):
         functions.flip(x, None)
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((3,), 0), ((2, 3, 4), 1), ((2, 3, 4), -1)]
+)
+def test_flip_array_helper(shape, axis):
+    x = numpy.arange(numpy.prod(shape)).reshape(shape)
+    numpy.testing.assert_array_equal(flip_module._flip(x, axis), numpy.flip(x, axis))

@@ -48,14 +48,22 @@ class TestMoveaxis(testing.FunctionTestCase):
     [
         (3, 0, "f"),
         (0, -4, "f"),
-        ((0, 0), (1, 2), "f"),
-        ((0, 1), (2, -1), "f"),
         (0, 1, "i"),
     ],
 )
 def test_invalid(source, destination, dtype):
     x = numpy.zeros((2, 3, 4), dtype)
     with pytest.raises(type_check.InvalidType):
+        functions.moveaxis(x, source, destination)
+
+
+@pytest.mark.parametrize(
+    ("source", "destination"), [((0, 0), (1, 2)), ((0, 1), (2, -1)), ((0, -3), (0, 1))]
+)
+def test_repeated_axis(source, destination):
+    # As numpy.moveaxis: a ValueError.
+    x = numpy.zeros((2, 3, 4), numpy.float32)
+    with pytest.raises(ValueError, match="repeated axis"):
         functions.moveaxis(x, source, destination)
 
 

@@ -1,6 +1,7 @@
 import numpy
 import pytest
 
+import chainer
 from chainer import functions
 from chainer import testing
 from chainer.utils import type_check
@@ -47,4 +48,12 @@ def test_invalid(x_shape, t_shape, t_dtype):
     x = numpy.zeros(x_shape, numpy.float32)
     t = numpy.zeros(t_shape, t_dtype)
     with pytest.raises(type_check.InvalidType):
+        functions.select_item(x, t)
+
+
+@pytest.mark.parametrize("t", [[0, 3], [-1, 0]])
+def test_out_of_range_labels_in_debug_mode(t):
+    x = numpy.zeros((2, 3), numpy.float32)
+    t = numpy.array(t, numpy.int32)
+    with chainer.using_config("debug", True), pytest.raises(ValueError, match="t"):
         functions.select_item(x, t)

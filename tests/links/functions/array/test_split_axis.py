@@ -77,3 +77,12 @@ def test_invalid_sections():
         functions.split_axis(x, 0, 0)
     with pytest.raises(TypeError, match="indices_or_sections"):
         functions.split_axis(x, 1.5, 0)
+
+
+def test_unsorted_indices_in_debug_mode():
+    x = numpy.zeros((2, 3, 4), numpy.float32)
+    with chainer.using_config("debug", True), pytest.raises(ValueError, match="sorted"):
+        functions.split_axis(x, [2, 1], 1)
+    # Outside debug mode they split as numpy.split does.
+    ys = functions.split_axis(x, [2, 1], 1)
+    assert [y.shape for y in ys] == [(2, 2, 4), (2, 0, 4), (2, 2, 4)]

@@ -75,6 +75,12 @@ def test_mismatched_shapes_are_invalid(x_shape, y_shape, axis):
         bias.bias(x, y, axis=axis)
 
 
+def test_mismatched_shapes_assert_in_debug_mode():
+    x = numpy.zeros((3, 2, 3), numpy.float32)
+    with chainer.using_config("debug", True), pytest.raises(AssertionError):
+        bias.bias(x, numpy.zeros(2, numpy.float32), axis=0)
+
+
 def test_mixed_dtypes_are_invalid():
     x = numpy.ones((2, 3), numpy.float32)
     with pytest.raises(type_check.InvalidType):

@@ -62,9 +62,34 @@ def test_contracted_sizes_differ():
 def test_dtype_errors():
     a = numpy.ones((2, 3), "f")
     with pytest.raises(type_check.InvalidType):
-        tensordot.tensordot(a, a.astype("d"), axes=([1], [1]))
-    with pytest.raises(type_check.InvalidType):
         tensordot.tensordot(a.astype("i"), a.astype("i"), axes=([1], [1]))
+    with pytest.raises(type_check.InvalidType):
+        tensordot.tensordot(a, a.astype("i"), axes=([1], [1]))
+
+
+@pytest.mark.parametrize(
+    ("a_dtype", "b_dtype"),
+    [
+        (numpy.float16, numpy.float32),
+        (numpy.float32, numpy.float64),
+        (numpy.float64, numpy.float16),
+    ],
+)
+def test_mixed_float_dtypes(a_dtype, b_dtype):
+    a = chainer.Variable(numpy.random.uniform(-1, 1, (3, 4)).astype(a_dtype))
+    b = chainer.Variable(numpy.random.uniform(-1, 1, (4, 2)).astype(b_dtype))
+    y = tensordot.tensordot(a, b, axes=1)
+    assert y.dtype == numpy.result_type(a_dtype, b_dtype)
+    numpy.testing.assert_allclose(
+        y.array, numpy.tensordot(a.array, b.array, axes=1), rtol=1e-3
+    )
+    gy = numpy.random.uniform(-1, 1, (3, 2)).astype(y.dtype)
+    y.grad = gy
+    y.backward()
+    assert a.grad.dtype == a_dtype
+    assert b.grad.dtype == b_dtype
+    numpy.testing.assert_allclose(a.grad, gy @ b.array.T, rtol=1e-2, atol=1e-3)
+    numpy.testing.assert_allclose(b.grad, a.array.T @ gy, rtol=1e-2, atol=1e-3)
 
 
 @pytest.mark.parametrize(
@@ -75,6 +100,9 @@ def test_dtype_errors():
         (((0, 1), (0,)), ValueError),
         (((2,), (0,)), ValueError),
         (((0, 0), (0, 1)), ValueError),
+        (((0, 1), (0, 1), (0, 0)), ValueError),
+        ([0], ValueError),
+        (1.0, TypeError),
         ("ab", TypeError),
         (None, TypeError),
     ],

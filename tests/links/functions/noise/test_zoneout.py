@@ -1,3 +1,5 @@
+from unittest import mock
+
 import numpy
 import pytest
 
@@ -26,15 +28,15 @@ class TestZoneout(testing.FunctionTestCase):
         h, x = inputs
         # The same mask on every call, as the gradient checks need.
         numpy.random.seed(self.seed)
-        noise = testing.random._draws_from_numpy(device, "random_sample")
+        noise = testing.random._draws_from_numpy(device, "rand")
         with noise, chainer.using_config("train", True):
             return (zoneout.zoneout(h, x, self.ratio),)
 
     def forward_expected(self, inputs):
         h, x = inputs
         numpy.random.seed(self.seed)
-        # Zoneout draws one uniform number per element and takes x where it
-        # is at least the ratio.
+        # Zoneout draws one uniform number per element (rand, the same
+        # stream as random_sample) and takes x where it is at least the ratio.
         keep_x = numpy.random.random_sample(self.shape) >= self.ratio
         return (numpy.where(keep_x, x, h),)
 
@@ -80,3 +82,21 @@ def test_train_argument_is_rejected():
         zoneout.zoneout(
             numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float32), train=True
         )
+
+
+def test_mask_is_drawn_with_rand():
+    # As in Chainer, the draw is xp.random.rand(*shape): patching it fixes
+    # the mask (Chainer's own tests rely on this).
+    h = numpy.zeros((2, 2), numpy.float32)
+    x = numpy.ones((2, 2), numpy.float32)
+    draws = numpy.array([[0.1, 0.9], [0.6, 0.2]])
+    with mock.patch("numpy.random.rand", return_value=draws) as rand:
+        y = zoneout.zoneout(h, x, 0.5)
+    rand.assert_called_once_with(2, 2)
+    numpy.testing.assert_array_equal(y.array, [[0, 1], [1, 0]])
+
+
+def test_scalar_input():
+    y = zoneout.zoneout(numpy.zeros((), "f"), numpy.ones((), "f"), 0.5)
+    assert y.shape == ()
+    assert y.array in (0.0, 1.0)

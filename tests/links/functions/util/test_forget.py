@@ -151,3 +151,16 @@ def test_non_variable_result_is_rejected():
         forget.forget(lambda a: a.array, x)
     with pytest.raises(RuntimeError, match="2nd element"):
         forget.forget(lambda a: (a, a.array), x)
+
+
+def test_function_of_no_arguments():
+    v = chainer.Variable(numpy.ones(2, numpy.float32))
+    y = forget.forget(lambda: v * 2)
+    numpy.testing.assert_array_equal(y.array, [2.0, 2.0])
+    assert y.creator is None
+    with pytest.raises(RuntimeError, match="is returned"):
+        forget.forget(lambda: 1)
+    with pytest.raises(RuntimeError, match="11th element"):
+        forget.forget(lambda: (v,) * 10 + (1,))
+    with pytest.raises(TypeError, match="callable"):
+        forget.forget(1)

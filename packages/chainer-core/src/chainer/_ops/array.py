@@ -229,19 +229,36 @@ def sum_to(x, shape):
     return y
 
 
+def _index_array(index):
+    # A list inside an index is an integer (or boolean) array; an empty one
+    # indexes nothing, as NumPy reads ``[]`` and ``[[]]``.
+    array = numpy.asarray(index)
+    if array.size == 0 and array.dtype.kind not in "biu":
+        array = array.astype(numpy.intp)
+    return array
+
+
 def _normalize_slices(slices):
     if isinstance(slices, variable.Variable):
         return slices._data
     if isinstance(slices, list):
-        if not slices:
-            return numpy.empty(0, numpy.intp)
-        if any(s is None or s is Ellipsis or isinstance(s, slice) for s in slices):
-            # As in Chainer, a list holding slices, None or Ellipsis is a tuple.
-            return tuple(_normalize_slices(s) for s in slices)
-        return numpy.asarray(slices)
+        if all(isinstance(s, (int, numpy.integer, numpy.bool_)) for s in slices):
+            # A list of ints (or bools) is one index array.
+            return _index_array(slices)
+        # As in Chainer, any other list is a tuple of indices.
+        slices = tuple(slices)
     if isinstance(slices, tuple):
-        return tuple(_normalize_slices(s) for s in slices)
+        return tuple(_normalize_index(s) for s in slices)
     return slices
+
+
+def _normalize_index(index):
+    # One entry of a tuple index.
+    if isinstance(index, variable.Variable):
+        return index._data
+    if isinstance(index, list):
+        return _index_array(index)
+    return index
 
 
 class GetItem(function_node.FunctionNode):
@@ -259,7 +276,24 @@ class GetItem(function_node.FunctionNode):
         try:
             return (x[self.slices],)
         except IndexError as e:
-            raise IndexError(f"get_item: {e} (x.shape={x.shape})") from None
+            self._raise_index_error(x, e)
+
+    def _raise_index_error(self, x, error):
+        # Classified only once indexing failed, to keep the hot path lean:
+        # as in Chainer, too many indices fail the type check and a second
+        # Ellipsis is a ValueError.
+        slices = self.slices if isinstance(self.slices, tuple) else (self.slices,)
+        n_ellipsis = sum(s is Ellipsis for s in slices)
+        n_indexed = sum(s is not None and s is not Ellipsis for s in slices)
+        if n_indexed > x.ndim:
+            with type_check.get_function_check_context(self):
+                raise type_check.InvalidType(
+                    "x.ndim >= number of indices (None and Ellipsis aside)",
+                    f"x.ndim={x.ndim}, {n_indexed} indices",
+                ) from None
+        if n_ellipsis > 1:
+            raise ValueError("get_item: only one Ellipsis is allowed") from None
+        raise IndexError(f"get_item: {error} (x.shape={x.shape})") from None
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
@@ -316,16 +350,19 @@ def get_item(x, slices):
     return y
 
 
+def _one_input(node, inputs):
+    return len(inputs) == 1
+
+
 class Cast(function_node.FunctionNode):
-    """Conversion to another dtype."""
+    """Conversion to another dtype (any dtype; gradients flow between floats)."""
 
     def __init__(self, dtype):
         self.type = dtype
 
-    @type_check.fast_path(type_check.single_float_input)
+    @type_check.fast_path(_one_input)
     def check_type_forward(self, in_types):
-        type_check.expect(in_types.size() == 1)
-        type_check.expect(in_types[0].dtype.kind == "f")
+        type_check.argname(in_types, ("x",))
 
     def forward(self, inputs):
         (x,) = inputs
@@ -333,7 +370,10 @@ class Cast(function_node.FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
-        return (cast(gy, self.inputs[0].dtype),)
+        in_dtype = self.inputs[0].dtype
+        if in_dtype.kind != "f":
+            return (None,)  # only float inputs have gradients
+        return (cast(gy, in_dtype),)
 
 
 def cast(x, typ):

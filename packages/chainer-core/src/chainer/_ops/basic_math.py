@@ -101,7 +101,7 @@ class AddConstant(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"_ + {_const_label(self.value)}"
+        return f"_ + {_convert_value_to_string(self.value)}"
 
     def forward(self, inputs):
         return (inputs[0] + self.value,)
@@ -136,7 +136,7 @@ class SubFromConstant(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"{_const_label(self.value)} - _"
+        return f"{_convert_value_to_string(self.value)} - _"
 
     def forward(self, inputs):
         return (self.value - inputs[0],)
@@ -174,7 +174,7 @@ class MulConstant(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"_ * {_const_label(self.value)}"
+        return f"_ * {_convert_value_to_string(self.value)}"
 
     def forward(self, inputs):
         return (inputs[0] * self.value,)
@@ -215,7 +215,7 @@ class DivFromConstant(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"{_const_label(self.value)} / _"
+        return f"{_convert_value_to_string(self.value)} / _"
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -294,7 +294,7 @@ class PowVarConst(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"_ ** {_const_label(self.value)}"
+        return f"_ ** {_convert_value_to_string(self.value)}"
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -314,7 +314,7 @@ class PowConstVar(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"{_const_label(self.value)} ** _"
+        return f"{_convert_value_to_string(self.value)} ** _"
 
     def forward(self, inputs):
         self.retain_outputs((0,))
@@ -438,10 +438,25 @@ def _batched(g, x):
     return (1,) * (g.ndim - x.ndim) + x.shape if g.ndim > x.ndim else x.shape
 
 
-def _const_label(value):
-    if isinstance(value, numbers.Number) or numpy.isscalar(value):
-        return str(value)
-    return "constant array"
+def _convert_value_to_string(value):
+    """The text for a constant operand in a node's label.
+
+    A negative scalar is parenthesized (``'(-2)'``); an array or a
+    Variable is ``'constant array'``.
+
+    Raises:
+        ValueError: If ``value`` is neither a scalar, an array nor a Variable.
+    """
+    if isinstance(value, _Variable):
+        value = value._data
+    if isinstance(value, (numbers.Number, numpy.generic)):
+        negative = isinstance(value, (numbers.Real, numpy.floating)) and value < 0
+        return f"({value})" if negative else str(value)
+    if variable._is_array(value):
+        return "constant array"
+    raise ValueError(
+        f"Value must be a Variable, scalar or array. Actual: {type(value).__name__}"
+    )
 
 
 _FAST_SCALARS = frozenset({int, float})

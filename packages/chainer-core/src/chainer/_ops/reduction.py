@@ -24,8 +24,12 @@ def _normalize_axis(axis, ndim):
         axis = (axis,)
     elif isinstance(axis, int):
         axis = (axis,)
+    elif not isinstance(axis, tuple):
+        raise TypeError(f"axis must be None, int or tuple of int, not {axis!r}")
     out = []
     for a in axis:
+        if not isinstance(a, (int, numpy.integer)):
+            raise TypeError(f"axis must be None, int or tuple of int, not {axis!r}")
         if not -ndim <= a < ndim:
             raise type_check.InvalidType(
                 f"-x.ndim <= axis < x.ndim (x.ndim = {ndim})", f"axis = {a}"

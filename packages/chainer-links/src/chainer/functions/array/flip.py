@@ -4,6 +4,17 @@ from chainer.utils import type_check
 _REVERSED = slice(None, None, -1)
 
 
+def _flip(array, axis):
+    """Returns a view of ``array`` reversed along ``axis`` (``xp.flip``).
+
+    Args:
+        array (:ref:`ndarray`): Array with at least one dimension.
+        axis (int): The axis to reverse; negative counts from the end.
+    """
+    # Basic slicing is the same view as xp.flip, with less overhead.
+    return array[(slice(None),) * (axis % array.ndim) + (_REVERSED,)]
+
+
 class Flip(function_node.FunctionNode):
     """Reversal of one axis."""
 
@@ -25,8 +36,7 @@ class Flip(function_node.FunctionNode):
 
     def forward(self, inputs):
         (x,) = inputs
-        # Basic slicing is the same view as xp.flip, with less overhead.
-        return (x[(slice(None),) * (self.axis % x.ndim) + (_REVERSED,)],)
+        return (_flip(x, self.axis),)
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs

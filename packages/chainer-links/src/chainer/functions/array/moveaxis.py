@@ -44,8 +44,9 @@ class Moveaxis(function_node.FunctionNode):
         ndim = type_check.eval(x_type.ndim)
         for name, axes in (("source", self.source), ("destination", self.destination)):
             if len({a % ndim for a in axes}) != len(axes):
-                raise type_check.InvalidType(
-                    f"{name} to name distinct axes", f"{name}={axes}, x.ndim={ndim}"
+                # A ValueError, as numpy.moveaxis raises.
+                raise ValueError(
+                    f"moveaxis: repeated axis in {name} {axes} (x.ndim={ndim})"
                 )
 
     def forward(self, inputs):

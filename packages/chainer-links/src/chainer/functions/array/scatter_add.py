@@ -66,11 +66,10 @@ class ScatterAdd(function_node.FunctionNode):
         # The indexed shape depends on the index arrays' values (boolean
         # masks), so it is checked here rather than in check_type_forward.
         if target.shape != b.shape:
-            with type_check.get_function_check_context(self):
-                raise type_check.InvalidType(
-                    "a[slices].shape == b.shape (b is not broadcast)",
-                    f"a[slices].shape={target.shape}, b.shape={b.shape}",
-                )
+            raise ValueError(
+                "scatter_add does not broadcast b: a[slices].shape="
+                f"{target.shape} but b.shape={b.shape}"
+            )
         if basic:
             target += b
         else:

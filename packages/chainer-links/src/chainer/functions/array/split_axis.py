@@ -1,5 +1,7 @@
+import itertools
 import numbers
 
+import chainer
 from chainer import backend
 from chainer import function_node
 from chainer.functions.array import concat
@@ -59,7 +61,8 @@ def split_axis(x, indices_or_sections, axis, force_tuple=True):
         indices_or_sections (int or 1-d array of ints): An integer ``N``
             divides ``x`` into ``N`` equal pieces along ``axis`` (the length
             must be divisible by ``N``). A sorted sequence of integers gives
-            the positions where ``x`` is split, as :func:`numpy.split`.
+            the positions where ``x`` is split, as :func:`numpy.split`
+            (checked to be sorted in debug mode).
         axis (int): Axis along which to split.
         force_tuple (bool): If ``True`` (default) a tuple is returned even
             when there is only one piece; if ``False`` a single piece is
@@ -91,6 +94,8 @@ def split_axis(x, indices_or_sections, axis, force_tuple=True):
                 "indices_or_sections must be an integer or a 1-d array of "
                 f"integers, not {indices_or_sections!r}"
             ) from None
+        if chainer.is_debug() and any(a > b for a, b in itertools.pairwise(ios)):
+            raise ValueError(f"indices_or_sections must be sorted, got {ios}")
     ys = SplitAxis(ios, axis).apply((x,))
     if force_tuple or len(ys) > 1:
         return ys

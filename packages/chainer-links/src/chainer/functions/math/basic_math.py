@@ -19,6 +19,7 @@ from chainer._ops.basic_math import PowVarConst
 from chainer._ops.basic_math import PowVarVar
 from chainer._ops.basic_math import Sub
 from chainer._ops.basic_math import SubFromConstant
+from chainer._ops.basic_math import _convert_value_to_string  # noqa: F401
 
 __all__ = [
     "Absolute",

@@ -1,5 +1,6 @@
 """Elementwise summation with Caffe-style broadcasting."""
 
+import chainer
 from chainer import _ops
 from chainer.utils import type_check
 
@@ -15,10 +16,12 @@ def _y_shape(x_shape, y_shape, axis):
         and end <= ndim
         and all(d in (1, e) for d, e in zip(y_shape, x_shape[axis:end], strict=True))
     ):
-        raise type_check.InvalidType(
-            "y.shape == x.shape[axis:axis + y.ndim] (sizes of 1 broadcast)",
-            f"x.shape={x_shape}, y.shape={y_shape}, axis={axis}",
-        )
+        expect = "y.shape == x.shape[axis:axis + y.ndim] (sizes of 1 broadcast)"
+        actual = f"x.shape={x_shape}, y.shape={y_shape}, axis={axis}"
+        if chainer.is_debug():
+            # Chainer checks the shapes with an assertion in debug mode.
+            raise AssertionError(f"Expect: {expect}\nActual: {actual}")
+        raise type_check.InvalidType(expect, actual)
     return (1,) * axis + tuple(y_shape) + (1,) * (ndim - end)
 
 
@@ -38,6 +41,11 @@ def bias(x, y, axis=1):
             whose shape matches ``x.shape[axis:axis + y.ndim]`` (a size of 1
             broadcasts).
         axis (int): First axis of ``x`` along which ``y`` is applied.
+
+    Raises:
+        ~chainer.utils.type_check.InvalidType: If the shapes do not match
+            (``AssertionError`` in debug mode, as Chainer's check there is an
+            assertion).
 
     Returns:
         ~chainer.Variable: Same shape and dtype as ``x``.

@@ -16,11 +16,16 @@ def _normalize_axes(axes, a_ndim, b_ndim):
             )
         return tuple(range(a_ndim - n, a_ndim)), tuple(range(n))
     try:
-        a_axes, b_axes = axes
-    except (TypeError, ValueError):
+        n_pairs = len(axes)
+    except TypeError:
         raise TypeError(
             f"axes must be an int or a pair of (sequences of) ints, got {axes!r}"
         ) from None
+    if n_pairs != 2:
+        raise ValueError(
+            f"axes must be a pair (axes of a, axes of b) when a sequence, got {axes!r}"
+        )
+    a_axes, b_axes = axes
     a_axes = _as_axis_tuple(a_axes, a_ndim, "a")
     b_axes = _as_axis_tuple(b_axes, b_ndim, "b")
     if len(a_axes) != len(b_axes):
@@ -49,6 +54,11 @@ def _transpose_if_needed(x, perm):
     return _ops.transpose(x, tuple(perm))
 
 
+def _cast_if_needed(x, dtype):
+    # With operands of different dtypes, each gradient takes its operand's.
+    return x if x.dtype == dtype else _ops.cast(x, dtype)
+
+
 class TensorDot(function_node.FunctionNode):
     """Tensor dot product over given pairs of axes."""
 
@@ -61,7 +71,7 @@ class TensorDot(function_node.FunctionNode):
         a_type, b_type = in_types
         type_check.expect(
             a_type.dtype.kind == "f",
-            a_type.dtype == b_type.dtype,
+            b_type.dtype.kind == "f",
             a_type.ndim > max(self.a_axes, default=-1),
             b_type.ndim > max(self.b_axes, default=-1),
         )
@@ -91,7 +101,7 @@ class TensorDot(function_node.FunctionNode):
                 n_a + sorted_b.index(pair[i]) if i in pair else a_free.index(i)
                 for i in range(a.ndim)
             ]
-            ret.append(_transpose_if_needed(ga, perm))
+            ret.append(_cast_if_needed(_transpose_if_needed(ga, perm), a.dtype))
         if 1 in indexes:
             gb = tensordot(a, gy, (tuple(a_free), tuple(range(n_a))))
             pair = dict(zip(self.b_axes, self.a_axes, strict=True))
@@ -101,7 +111,7 @@ class TensorDot(function_node.FunctionNode):
                 else len(sorted_a) + b_free.index(j)
                 for j in range(b.ndim)
             ]
-            ret.append(_transpose_if_needed(gb, perm))
+            ret.append(_cast_if_needed(_transpose_if_needed(gb, perm), b.dtype))
         return tuple(ret)
 
 
@@ -114,15 +124,16 @@ def tensordot(a, b, axes=2):
 
     Args:
         a (~chainer.Variable or :ref:`ndarray`): The first float operand.
-        b (~chainer.Variable or :ref:`ndarray`): The second float operand,
-            of the dtype of ``a``.
+        b (~chainer.Variable or :ref:`ndarray`): The second float operand;
+            its float dtype may differ from that of ``a``.
         axes (int or pair of (int or sequence of int)): An int ``N`` sums
             over the last ``N`` axes of ``a`` and the first ``N`` of ``b``;
             a pair ``(a_axes, b_axes)`` sums over ``a_axes[i]`` of ``a``
             paired with ``b_axes[i]`` of ``b``.
 
     Returns:
-        ~chainer.Variable: The tensor dot product, of the dtype of ``a``.
+        ~chainer.Variable: The tensor dot product, of the dtype NumPy
+        promotes the dtypes of ``a`` and ``b`` to.
 
     Example:
         >>> import numpy as np

@@ -28,7 +28,9 @@ class Zoneout(function_node.FunctionNode):
         h, x = inputs
         xp = backend.get_array_module(x)
         one = x.dtype.type(1)
-        flag_x = xp.random.random_sample(x.shape) >= self.zoneout_ratio
+        # rand() without a shape draws a Python float: asarray keeps 0-d
+        # inputs arrays.
+        flag_x = xp.asarray(xp.random.rand(*x.shape)) >= self.zoneout_ratio
         self.flag_x = flag_x * one
         self.flag_h = (~flag_x) * one
         return (xp.where(flag_x, x, h),)
