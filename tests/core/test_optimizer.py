@@ -29,6 +29,10 @@ class _Rule(optimizer.UpdateRule):
         self.state["count"] = numpy.zeros((), dtype=numpy.int64)
 
     def update_core_cpu(self, param):
+        # As in Chainer 7, update_core also sees parameters without a
+        # gradient (e.g. uninitialized ones).
+        if param.grad is None:
+            return
         self.state["count"] += 1
         param.array[...] -= self.hyperparam.lr * param.grad
 
@@ -155,16 +159,34 @@ def test_update_rule_update():
     assert rule.state["count"] == 1
 
 
-def test_update_rule_skips_missing_grad_and_disabled():
-    rule = _rule()
+def test_update_rule_without_grad_still_counts_and_calls_core():
+    # Chainer 7: hooks and update_core run for a parameter without a
+    # gradient; the built-in rules leave it unchanged.
+    calls = []
+
+    class Recording(optimizer.UpdateRule):
+        def update_core_cpu(self, param):
+            calls.append(("core", param.grad))
+
+    rule = Recording()
+    rule.add_hook(lambda r, param: calls.append(("hook", param.grad)), name="h")
     p = _param(grad=None)
     rule.update(p)
-    assert rule.t == 0
-    assert rule.state is None
+    assert rule.t == 1
+    assert rule.state == {}
+    assert calls == [("hook", None), ("core", None)]
+    sgd = optimizers.SGD(lr=1.0).create_update_rule()
+    sgd.update(p)
+    numpy.testing.assert_array_equal(p.array, [1.0, 2.0])
+
+
+def test_update_rule_disabled_does_nothing():
+    rule = _rule()
     rule.enabled = False
     p = _param()
     rule.update(p)
     assert rule.t == 0
+    assert rule.state is None
     numpy.testing.assert_array_equal(p.array, [1.0, 2.0])
 
 
@@ -270,6 +292,114 @@ def test_update_rule_deserialize_without_state():
     assert disabled.state is None
 
 
+def test_update_rule_deserialize_fills_state_seen_by_init_state():
+    # init_state may reach the rule's state through the rule itself (here a
+    # closure over the original rule, not the probing copy): the loaded
+    # state is the dict it filled.
+    rule = optimizer.UpdateRule()
+
+    def init_state(param):
+        rule.state["a"] = 0
+        rule.state["b"] = numpy.zeros(3, dtype=numpy.float32)
+
+    rule.init_state = init_state
+    rule.serialize(_Load({"t": 3, "a": 7, "b": [1.0, 2.0, 3.0]}))
+    assert rule.t == 3
+    assert rule.state["a"] == 7
+    numpy.testing.assert_array_equal(rule.state["b"], [1.0, 2.0, 3.0])
+
+    strict = optimizer.UpdateRule()
+    strict.init_state = lambda param: strict.state.update(a=0)
+    with pytest.raises(KeyError):
+        strict.serialize(_Load({"t": 3}))
+    assert strict.state is None
+
+
+def test_update_rule_hook_with_foreign_timing_attribute_runs_before():
+    # A non-string ``timing`` attribute (a mock, a timer object...) is not a
+    # timing request: the hook runs before the update like a plain function.
+    class Hook:
+        timing = object()
+
+        def __init__(self):
+            self.seen = []
+
+        def __call__(self, rule, param):
+            self.seen.append(float(param.array[0]))
+
+    hook = Hook()
+    rule = _rule(lr=1.0)
+    rule.add_hook(hook, name="hook")
+    rule.update(_param(values=(1.0, 2.0), grad=(1.0, 1.0)))
+    assert hook.seen == [1.0]
+    with pytest.raises(ValueError, match="invalid timing"):
+        bad = Hook()
+        bad.timing = "later"
+        rule.add_hook(bad, name="bad")
+
+
+def test_update_rule_uninitialized_parameter_goes_to_update_core_cpu():
+    calls = []
+
+    class Recording(optimizer.UpdateRule):
+        def update_core_cpu(self, param):
+            calls.append("cpu")
+
+        def update_core_gpu(self, param):
+            calls.append("gpu")
+
+    rule = Recording()
+    rule.update(chainer.Parameter())
+    assert calls == ["cpu"]
+    assert rule.state is None
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_update_rule_fp32_update_uninitialized_parameter(dtype):
+    def initializer(array):
+        raise AssertionError("never called")
+
+    initializer.dtype = dtype
+    param = chainer.Parameter(initializer)
+    seen = []
+    rule = optimizer.UpdateRule()
+    rule.update_core = lambda p: seen.append((p, p.dtype))
+    rule.use_fp32_update()
+    rule.update(param)
+    ((got, got_dtype),) = seen
+    if dtype == numpy.float16:
+        assert got is not param
+        assert got_dtype == numpy.float32
+    else:
+        assert got is param
+        assert got_dtype == dtype
+    assert param.array is None
+    assert param.dtype == dtype
+
+
+def test_gradient_method_update_calls_rule_for_every_parameter():
+    # Uninitialized, with and without a gradient: update_core_cpu runs for
+    # each of them.
+    calls = []
+
+    class Recording(optimizer.UpdateRule):
+        def update_core_cpu(self, param):
+            calls.append(param.name)
+
+    class Opt(optimizer.GradientMethod):
+        def create_update_rule(self):
+            return Recording()
+
+    link = chainer.Link()
+    with link.init_scope():
+        link.p1 = chainer.Parameter()
+        link.p2 = chainer.Parameter(numpy.array([3.0, 2.0], numpy.float32))
+        link.p3 = chainer.Parameter(numpy.array([5.0, 7.0], numpy.float32))
+    link.p2.grad = numpy.array([1.0, 1.0], numpy.float32)
+    Opt().setup(link).update()
+    assert sorted(calls) == ["p1", "p2", "p3"]
+
+
 # -- Optimizer / GradientMethod ---------------------------------------------
 
 
@@ -297,7 +427,9 @@ def test_update_with_computed_grads():
     numpy.testing.assert_allclose(model.a.array, [0.5, 1.5])
     numpy.testing.assert_allclose(model.b.array, [[2.5]])
     assert opt.t == 1
-    assert model.lazy.update_rule.t == 0
+    # Chainer 7 counts the step for an uninitialized parameter too.
+    assert model.lazy.update_rule.t == 1
+    assert model.lazy.update_rule.state is None
 
 
 def test_update_with_lossfun():
@@ -443,7 +575,7 @@ def test_serialize_round_trip():
     assert saver.store["epoch"] == 1
     assert saver.store["a/t"] == 2
     assert saver.store["b/count"] == 2
-    assert saver.store["lazy/t"] == 0
+    assert saver.store["lazy/t"] == 2
     assert "lazy/count" not in saver.store
 
     model2 = _Model()

@@ -9,6 +9,15 @@ def test_quadratic_decreases(helpers, dtype):
     helpers.check_decreases(lambda: optimizers.AdaDelta(eps=1e-2), dtype)
 
 
+def test_float16_with_tiny_eps(helpers):
+    # An eps that rounds to zero in float16 is accepted, as in Chainer (the
+    # step is then zero: AdaDelta's step is proportional to sqrt(eps) first).
+    link = helpers.make_link(numpy.float16)
+    opt = optimizers.AdaDelta(eps=1e-9).setup(link)
+    opt.update(link)
+    assert numpy.isfinite(link.w.array).all()
+
+
 def test_update_matches_formula(helpers):
     rng = numpy.random.RandomState(6)
     w0 = rng.randn(5)

@@ -9,6 +9,13 @@ def test_quadratic_decreases(helpers, dtype):
     helpers.check_decreases(lambda: optimizers.RMSpropGraves(lr=0.01), dtype)
 
 
+def test_float16_with_tiny_eps(helpers):
+    # An eps that rounds to zero in float16 is accepted, as in Chainer.
+    helpers.check_decreases(
+        lambda: optimizers.RMSpropGraves(lr=0.01, eps=1e-9), numpy.float16
+    )
+
+
 def test_update_matches_formula(helpers):
     rng = numpy.random.RandomState(8)
     w0 = rng.randn(5)

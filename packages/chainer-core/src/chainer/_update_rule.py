@@ -22,9 +22,13 @@ def register_hook(pre, post, hook, name, timing):
     if timing not in _TIMINGS:
         raise ValueError(f"timing must be one of {_TIMINGS}; got {timing!r}")
     if timing == "auto":
-        # User functions have no ``timing``; they run before the update.
+        # User functions have no ``timing``; they run before the update. An
+        # unrelated non-string ``timing`` attribute (e.g. on a mock) is not a
+        # request either.
         timing = getattr(hook, "timing", "pre")
-        if timing not in ("pre", "post"):
+        if not isinstance(timing, str):
+            timing = "pre"
+        elif timing not in ("pre", "post"):
             raise ValueError(
                 f"hook {hook!r} has invalid timing {timing!r}; expected 'pre' or 'post'"
             )
@@ -62,6 +66,17 @@ def _move_state(state, param_array):
             and backend.get_device_from_array(value) != device
         ):
             state[key] = device.send(value)
+
+
+def _dtype_of(param):
+    array = param.array
+    if array is not None:
+        return array.dtype
+    try:
+        # An uninitialized Parameter knows its dtype from its initializer.
+        return param.dtype
+    except (AttributeError, RuntimeError):
+        return None
 
 
 class Hyperparameter:
@@ -157,7 +172,8 @@ class UpdateRule:
     state (a dict of arrays created by :meth:`init_state` on the first
     update). Concrete rules implement :meth:`update_core_cpu` (written
     against the array module, so it also serves other backends) and
-    optionally :meth:`update_core_gpu`.
+    optionally :meth:`update_core_gpu`. These are also called for a
+    parameter whose gradient (or data) is None, which they leave unchanged.
 
     Args:
         parent_hyperparam (Hyperparameter): Parent of :attr:`hyperparam`,
@@ -211,48 +227,64 @@ class UpdateRule:
         unregister_hook(self._pre_update_hooks, self._post_update_hooks, name)
 
     def update(self, param):
-        """Updates the parameter from its gradient.
+        """Invokes the hook functions and updates the parameter.
 
-        Does nothing if the rule is disabled or the gradient is None. A
-        gradient scaled by ``loss.backward(loss_scale=...)`` is unscaled
-        first.
+        Does nothing if the rule is disabled. Otherwise :attr:`t` is
+        incremented, the state is initialized on the first update of an
+        initialized parameter, a gradient scaled by
+        ``loss.backward(loss_scale=...)`` is unscaled, and the pre-update
+        hooks, :meth:`update_core` and the post-update hooks run in this
+        order. They also run for a parameter without a gradient (or without
+        data); the built-in rules then leave it unchanged. With
+        :meth:`use_fp32_update`, a float16 parameter is updated through a
+        float32 copy that hooks and :meth:`update_core` receive instead.
 
         Args:
             param (~chainer.Variable): Variable to be updated.
         """
         if not self.enabled:
             return
-        grad = param.grad
-        if grad is None:
-            return
         self.t += 1
-        loss_scale = param._loss_scale
-        if self._use_fp32_update and param.array.dtype == numpy.float16:
-            self._update_fp32(param, grad, loss_scale)
+        if self._use_fp32_update and _dtype_of(param) == numpy.float16:
+            self._update_fp32(param)
             return
-        if loss_scale is not None:
-            grad /= loss_scale
-            # The gradient is unscaled now; hooks must not compensate again.
-            param._loss_scale = None
         self._run(param)
 
     def _run(self, param):
-        if self._state is None:
-            self._state = {}
-            with param.device:
-                self.init_state(param)
-        else:
-            _move_state(self._state, param.array)
+        if param.array is not None:
+            if self._state is None:
+                self._state = {}
+                with param.device:
+                    self.init_state(param)
+            else:
+                _move_state(self._state, param.array)
+        loss_scale = param._loss_scale
+        if loss_scale is not None:
+            grad = param.grad
+            if grad is not None:
+                grad /= loss_scale
+                # The gradient is unscaled now; hooks must not compensate again.
+                param._loss_scale = None
         for hook in self._pre_update_hooks.values():
             hook(self, param)
         self.update_core(param)
         for hook in self._post_update_hooks.values():
             hook(self, param)
 
-    def _update_fp32(self, param, grad, loss_scale):
+    def _update_fp32(self, param):
         # The update runs on a float32 master copy so that small steps are
         # not lost to float16 rounding; the result is cast back in place.
         array = param.array
+        if array is None:
+            # Nothing to copy yet: the rule sees an uninitialized float32
+            # stand-in and the parameter stays as it is.
+            from chainer import initializers
+
+            stand_in = variable.Parameter(
+                initializers.NaN(numpy.float32), name=param.name
+            )
+            self._run(stand_in)
+            return
         master = self._fp32_param
         if master is None or master.array.shape != array.shape:
             master = variable.Variable(array.astype(numpy.float32), name=param.name)
@@ -261,10 +293,13 @@ class UpdateRule:
             type(array) is not numpy.ndarray and master.device != param.device
         ):
             master.array = param.device.send(master.array)
-        grad32 = grad.astype(numpy.float32)
-        if loss_scale is not None:
-            grad32 /= loss_scale
-        master.grad = grad32
+        grad = param.grad
+        if grad is not None:
+            grad = grad.astype(numpy.float32)
+            loss_scale = param._loss_scale
+            if loss_scale is not None:
+                grad /= loss_scale
+        master.grad = grad
         self._run(master)
         array[...] = master.array
         master.grad = None
@@ -277,7 +312,8 @@ class UpdateRule:
         made current, unless a plugin registered a kernel override for
         ``(type(self), backend name)`` (see ``register_kernels``): then
         ``kernel(self, param)`` does the update instead, for a parameter
-        with a gradient (without one there is nothing to do).
+        with a gradient (without one there is nothing to do). An
+        uninitialized parameter is dispatched on the device it belongs to.
 
         Args:
             param (~chainer.Variable): Variable to be updated.
@@ -286,8 +322,12 @@ class UpdateRule:
         if type(array) is numpy.ndarray or isinstance(array, numpy.ndarray):
             self.update_core_cpu(param)
             return
+        if array is None and param.device.xp is numpy:
+            # An uninitialized parameter goes where its data will live.
+            self.update_core_cpu(param)
+            return
         kernel = None
-        if function_node._kernel_overrides:
+        if function_node._kernel_overrides and array is not None:
             kernel = function_node._kernel_overrides.get(
                 (type(self), function_node._backend_name(array))
             )
@@ -360,26 +400,29 @@ class UpdateRule:
             return
         if not isinstance(serializer, serializer_module.Deserializer):
             return
-        loaded = {}
-        for key in self._state_keys():
-            try:
-                value = serializer(key, None)
-            except KeyError:
-                if self.enabled:
-                    raise
-                value = None
-            if value is None:
-                return
-            loaded[key] = value
-        self._state = loaded
-
-    def _state_keys(self):
-        # Runs init_state on a throwaway copy to learn the state entries.
+        # init_state runs on a shallow copy sharing the new state dict, which
+        # names the entries to load (and holds their initial values).
+        self._state = state = {}
         probe = copy.copy(self)
-        probe._state = {}
         dummy = numpy.zeros(1, dtype=numpy.float32)
-        probe.init_state(variable.Variable(dummy, grad=dummy.copy()))
-        return list(probe._state)
+        try:
+            probe.init_state(variable.Variable(dummy, grad=dummy.copy()))
+            for key in list(state):
+                try:
+                    value = serializer(key, None)
+                except KeyError:
+                    if self.enabled:
+                        raise
+                    value = None
+                if value is None:
+                    # Missing from the snapshot: the state is initialized on
+                    # the first update instead.
+                    self._state = None
+                    return
+                state[key] = value
+        except BaseException:
+            self._state = None
+            raise
 
     def use_fp32_update(self, flag=True):
         """Enables the float32 master-copy update for float16 parameters.

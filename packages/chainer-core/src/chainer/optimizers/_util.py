@@ -24,14 +24,31 @@ def check_range(cls_name, name, value, low, high, high_inclusive=False):
         )
 
 
+# (eps, dtype) pairs already found representable; update rules check on
+# every step, so this keeps the check off the per-parameter cost.
+_eps_ok = set()
+
+
 def check_eps(cls_name, eps, dtype):
     """Raises ValueError if ``eps`` rounds to zero in ``dtype``.
 
     A zero eps turns the first steps into 0/0, e.g. Adam's default 1e-8 in
     float16; a larger eps or ``use_fp32_update()`` avoids it.
     """
-    if eps != 0 and numpy.dtype(dtype).type(eps) == 0:
-        raise ValueError(
-            f"eps of {cls_name} optimizer is too small for {numpy.dtype(dtype).name} "
-            f"({eps}); use a larger eps or optimizer.use_fp32_update()"
-        )
+    key = (eps, dtype)
+    try:
+        if key in _eps_ok:
+            return
+    except TypeError:  # an unhashable eps (0-d array): check every time
+        key = None
+    if eps == 0 or numpy.dtype(dtype).type(eps) != 0:
+        if key is not None:
+            if len(_eps_ok) > 256:
+                # eps changed by a schedule: forget old values.
+                _eps_ok.clear()
+            _eps_ok.add(key)
+        return
+    raise ValueError(
+        f"eps of {cls_name} optimizer is too small for {numpy.dtype(dtype).name} "
+        f"({eps}); use a larger eps or optimizer.use_fp32_update()"
+    )

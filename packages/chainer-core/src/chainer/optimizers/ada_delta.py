@@ -63,14 +63,13 @@ class AdaDeltaRule(optimizer.UpdateRule):
             return
         hp = self.hyperparam
         rho, eps = hp.rho, hp.eps
-        _util.check_eps("AdaDelta", eps, grad.dtype)
         xp = backend.get_array_module(grad)
         msg, msdx = self.state["msg"], self.state["msdx"]
-        tmp = xp.multiply(grad, grad)
+        tmp = xp.multiply(grad, grad, out=xp.empty_like(msg))
         tmp *= 1.0 - rho
         msg *= rho
         msg += tmp
-        dx = xp.add(msdx, eps)
+        dx = xp.add(msdx, eps, out=xp.empty_like(msdx))
         xp.add(msg, eps, out=tmp)
         dx /= tmp
         xp.sqrt(dx, out=dx)

@@ -58,10 +58,9 @@ class AdaGradRule(optimizer.UpdateRule):
             return
         hp = self.hyperparam
         eps = hp.eps
-        _util.check_eps("AdaGrad", eps, grad.dtype)
         xp = backend.get_array_module(grad)
         h = self.state["h"]
-        tmp = xp.multiply(grad, grad)
+        tmp = xp.multiply(grad, grad, out=xp.empty_like(h))
         h += tmp
         xp.sqrt(h, out=tmp)
         tmp += eps

@@ -139,7 +139,7 @@ class AdamRule(optimizer.UpdateRule):
         state = self.state
         m, v = state["m"], state["v"]
         # One scratch array serves every intermediate step.
-        tmp = xp.subtract(grad, m)
+        tmp = xp.subtract(grad, m, out=xp.empty_like(m))
         tmp *= 1.0 - beta1
         m += tmp
         xp.multiply(grad, grad, out=tmp)

@@ -91,7 +91,7 @@ class MSVAGRule(optimizer.UpdateRule):
         beta, eta = hp.beta, hp.eta
         xp = backend.get_array_module(grad)
         m, v = self.state["m"], self.state["v"]
-        tmp = xp.subtract(grad, m)
+        tmp = xp.subtract(grad, m, out=xp.empty_like(m))
         tmp *= 1.0 - beta
         m += tmp
         xp.multiply(grad, grad, out=tmp)
@@ -100,12 +100,12 @@ class MSVAGRule(optimizer.UpdateRule):
         v += tmp
 
         inv_bias = 1.0 / (1.0 - beta**self.t)
-        mt = xp.multiply(m, inv_bias)
+        mt = xp.multiply(m, inv_bias, out=xp.empty_like(m))
         rho = _rho(beta, self.t)
         # NOTE: rho == 1 (the first step, or beta == 0) means one sample: no
         # variance estimate, so the step is not damped (gamma = 1).
         if rho < 1.0 - 1e-7:
-            mt2 = xp.multiply(mt, mt)
+            mt2 = xp.multiply(mt, mt, out=xp.empty_like(mt))
             # s = max(vt - mt^2, 0) / (1 - rho); tmp <- rho * s
             xp.multiply(v, inv_bias, out=tmp)
             tmp -= mt2

@@ -45,7 +45,7 @@ class NesterovAGRule(momentum_sgd.MomentumSGDRule):
         xp = backend.get_array_module(grad)
         v = self.state["v"]
         data = param.array
-        step = xp.multiply(grad, lr)
+        step = xp.multiply(grad, lr, out=xp.empty_like(v))
         v *= mu
         v -= step
         step *= 1.0 + mu

@@ -80,7 +80,7 @@ class RMSpropRule(optimizer.UpdateRule):
         _util.check_eps("RMSprop", eps, grad.dtype)
         xp = backend.get_array_module(grad)
         ms = self.state["ms"]
-        tmp = xp.multiply(grad, grad)
+        tmp = xp.multiply(grad, grad, out=xp.empty_like(ms))
         tmp *= 1.0 - alpha
         ms *= alpha
         ms += tmp

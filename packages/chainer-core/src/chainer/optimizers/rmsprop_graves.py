@@ -76,10 +76,9 @@ class RMSpropGravesRule(optimizer.UpdateRule):
             return
         hp = self.hyperparam
         alpha, eps = hp.alpha, hp.eps
-        _util.check_eps("RMSpropGraves", eps, grad.dtype)
         xp = backend.get_array_module(grad)
         n, g, delta = self.state["n"], self.state["g"], self.state["delta"]
-        tmp = xp.multiply(grad, grad)
+        tmp = xp.multiply(grad, grad, out=xp.empty_like(n))
         tmp *= 1.0 - alpha
         n *= alpha
         n += tmp

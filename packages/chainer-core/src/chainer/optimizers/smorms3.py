@@ -67,12 +67,11 @@ class SMORMS3Rule(optimizer.UpdateRule):
             return
         hp = self.hyperparam
         eps = hp.eps
-        _util.check_eps("SMORMS3", eps, grad.dtype)
         xp = backend.get_array_module(grad)
         mem, g, g2 = self.state["mem"], self.state["g"], self.state["g2"]
-        r = xp.add(mem, 1.0)
+        r = xp.add(mem, 1.0, out=xp.empty_like(mem))
         xp.reciprocal(r, out=r)
-        tmp = xp.subtract(grad, g)
+        tmp = xp.subtract(grad, g, out=xp.empty_like(g))
         tmp *= r
         g += tmp
         xp.multiply(grad, grad, out=tmp)
@@ -83,7 +82,7 @@ class SMORMS3Rule(optimizer.UpdateRule):
         x = xp.multiply(g, g, out=r)
         xp.add(g2, eps, out=tmp)
         x /= tmp
-        step = xp.minimum(x, hp.lr)
+        step = xp.minimum(x, hp.lr, out=xp.empty_like(x))
         step *= grad
         xp.sqrt(g2, out=tmp)
         tmp += eps

@@ -142,7 +142,6 @@ def ada_grad(rule, param):
     grad = param.grad
     hp = rule.hyperparam
     eps = hp.eps
-    _util.check_eps("AdaGrad", eps, grad.dtype)
     _compiled.get(sources.ADA_GRAD)(
         grad, float(hp.lr), float(eps), param.array, rule.state["h"]
     )
@@ -158,7 +157,6 @@ def ada_delta(rule, param):
     grad = param.grad
     hp = rule.hyperparam
     rho, eps = hp.rho, hp.eps
-    _util.check_eps("AdaDelta", eps, grad.dtype)
     state = rule.state
     _compiled.get(sources.ADA_DELTA)(
         grad,
@@ -197,7 +195,6 @@ def rmsprop_graves(rule, param):
     grad = param.grad
     hp = rule.hyperparam
     alpha, eps = hp.alpha, hp.eps
-    _util.check_eps("RMSpropGraves", eps, grad.dtype)
     state = rule.state
     _compiled.get(sources.RMSPROP_GRAVES)(
         grad,
@@ -223,7 +220,6 @@ def smorms3(rule, param):
     grad = param.grad
     hp = rule.hyperparam
     eps = hp.eps
-    _util.check_eps("SMORMS3", eps, grad.dtype)
     state = rule.state
     _compiled.get(sources.SMORMS3)(
         grad,
