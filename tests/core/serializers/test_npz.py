@@ -178,9 +178,17 @@ def test_load_with_path_prefix(tmp_path):
     assert child.count == 11
 
 
-def test_none_replaces_array(tmp_path):
+def test_none_into_array_is_an_error(tmp_path):
     path = _save(tmp_path, _One(None))
     one = _One(numpy.zeros(2))
+    with pytest.raises(ValueError, match=r"'v'.*holds None.*shape \(2,\)"):
+        serializers.load_npz(str(path), one)
+    numpy.testing.assert_array_equal(one.value, numpy.zeros(2))
+
+
+def test_none_into_none_stays_none(tmp_path):
+    path = _save(tmp_path, _One(None))
+    one = _One(None)
     serializers.load_npz(str(path), one)
     assert one.value is None
 
@@ -202,7 +210,7 @@ def test_chainer_style_pickled_none_is_read_without_unpickling(tmp_path, monkeyp
 
     monkeypatch.setattr(pickle, "load", forbidden)
     monkeypatch.setattr(pickle, "loads", forbidden)
-    one = _One(numpy.zeros(2))
+    one = _One(None)
     serializers.load_npz(str(path), one)
     assert one.value is None
 

@@ -1,3 +1,4 @@
+import io
 import os
 import threading
 import zipfile
@@ -419,6 +420,123 @@ def test_autoload_then_continue_matches_an_uninterrupted_run(tmp_path):
     numpy.testing.assert_array_equal(
         model.predictor.W.array, full_model.predictor.W.array
     )
+
+
+# --- a failed resume changes nothing ---------------------------------------------
+
+
+def _trainer_state(trainer):
+    """Copies of everything a trainer saves, and which optimizer state is missing."""
+    d = serializers.DictionarySerializer()
+    d.save(trainer)
+    state = {k: numpy.array(v, copy=True) for k, v in d.target.items()}
+    optimizer = trainer.updater.get_optimizer("main")
+    for name, param in optimizer.target.namedparams():
+        state["stateless" + name] = numpy.array(param.update_rule.state is None)
+    state["lr"] = numpy.array(optimizer.lr)
+    return state
+
+
+def _assert_same_state(before, trainer, running=False):
+    after = _trainer_state(trainer)
+    if running:
+        # A started trainer saves its running clock, which moves on.
+        before = dict(before)
+        del before["_snapshot_elapsed_time"], after["_snapshot_elapsed_time"]
+    assert sorted(after) == sorted(before)
+    for key, value in before.items():
+        numpy.testing.assert_array_equal(after[key], value, err_msg=key)
+
+
+def _replace_member(path, member, data):
+    with zipfile.ZipFile(path) as zf:
+        members = {info.filename: zf.read(info) for info in zf.infolist()}
+    members[member] = data
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, value in members.items():
+            zf.writestr(name, value)
+
+
+def _chainer_none():
+    # What Chainer writes for None: numpy.asarray(None), a pickled object array.
+    buf = io.BytesIO()
+    numpy.lib.format.write_array(buf, numpy.asarray(None), allow_pickle=True)
+    return buf.getvalue()
+
+
+def _ran_trainer(out):
+    # A trainer with state: 2 iterations done, momentum created.
+    trainer, _ = _make_trainer(out, stop=(2, "iteration"), seed=3)
+    trainer.extend(extensions.snapshot(), trigger=(10**6, "iteration"))
+    trainer.run()
+    return trainer
+
+
+@pytest.mark.parametrize("ran", [False, True])
+def test_failed_resume_leaves_the_trainer_unchanged(tmp_path, ran):
+    path = _saved_trainer(tmp_path, 5)
+    # The model comes after the iterator and the optimizer in the snapshot.
+    _replace_member(path, "updater/model:main/predictor/b.npy", _chainer_none())
+    if ran:
+        trainer = _ran_trainer(tmp_path / "b")
+    else:
+        trainer, _ = _make_trainer(tmp_path / "b")
+        trainer.extend(extensions.snapshot(), trigger=(10**6, "iteration"))
+    before = _trainer_state(trainer)
+    with pytest.raises(ValueError, match=r"'updater/model:main/predictor/b'.*None"):
+        serializers.load_npz(str(path), trainer)
+    _assert_same_state(before, trainer)
+
+
+def test_failed_resume_from_a_corrupted_member_leaves_the_trainer_unchanged(tmp_path):
+    trainer = _ran_trainer(tmp_path / "a")
+    path = _saved_trainer(tmp_path, 5)
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("updater/model:main/predictor/b.npy")
+    data = bytearray(path.read_bytes())
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    end = start + info.compress_size - 4
+    data[end : end + 4] = bytes(b ^ 0xFF for b in data[end : end + 4])
+    path.write_bytes(bytes(data))
+    before = _trainer_state(trainer)
+    with pytest.raises(ValueError, match=r"predictor/b'.*corrupted"):
+        serializers.load_npz(str(path), trainer)
+    _assert_same_state(before, trainer)
+
+
+def test_autoload_of_a_chainer_none_into_a_parameter_raises(tmp_path):
+    path = _saved_trainer(tmp_path, 5)
+    _replace_member(path, "updater/model:main/predictor/W.npy", _chainer_none())
+    trainer, _ = _make_trainer(tmp_path, stop=_never_run)
+    trainer.extend(extensions.snapshot(autoload=True))
+    before = _trainer_state(trainer)
+    with pytest.raises(ValueError, match=r"'updater/model:main/predictor/W'.*None"):
+        trainer.run(show_loop_exception_msg=False)
+    _assert_same_state(before, trainer, running=True)
+
+
+def test_autoload_of_an_incompatible_snapshot_leaves_the_trainer_unchanged(tmp_path):
+    source, _ = _make_trainer(tmp_path / "src", stop=(4, "iteration"))
+    source.extend(extensions.snapshot(), trigger=(10**6, "iteration"))
+    source.run()
+    serializers.save_npz(str(tmp_path / "snapshot_iter_4"), source)
+    _replace_member(
+        tmp_path / "snapshot_iter_4",
+        "updater/model:main/predictor/b.npy",
+        _npy_bytes(numpy.zeros(7, dtype=numpy.float32)),
+    )
+    trainer, _ = _make_trainer(tmp_path, stop=_never_run)
+    trainer.extend(extensions.snapshot(autoload=True))
+    before = _trainer_state(trainer)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        trainer.run(show_loop_exception_msg=False)
+    _assert_same_state(before, trainer, running=True)
+
+
+def _npy_bytes(arr):
+    buf = io.BytesIO()
+    numpy.lib.format.write_array(buf, arr)
+    return buf.getvalue()
 
 
 # --- bad arguments -----------------------------------------------------------------

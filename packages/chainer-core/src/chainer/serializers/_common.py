@@ -1,15 +1,26 @@
-"""Helpers shared by the NPZ and HDF5 (de)serializers: atomic writes, loading."""
+"""Helpers shared by the NPZ and HDF5 (de)serializers: atomic writes, loading.
+
+Loading is all-or-nothing (:func:`load_all_or_nothing`): a checking pass reads
+and validates every entry the target asks for before an assigning pass writes
+anything, and a failure restores what the target held before.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
 
 import numpy
 
 from chainer import backend
+from chainer import serializer
 from chainer import variable
+
+# Dtype kinds a stored array may have: bool, numbers and strings. Anything
+# else (objects, which need unpickling; records; datetimes) is refused.
+_LOADABLE_KINDS = frozenset("biufcUS")
 
 
 @contextlib.contextmanager
@@ -50,6 +61,251 @@ def describe(file):
         return f"'{os.fsdecode(file)}'"
     name = getattr(file, "name", None)
     return f"'{name}'" if isinstance(name, str) else repr(file)
+
+
+# -- checking entries before they are read ------------------------------------
+
+
+def check_dtype(key, dtype, source):
+    """Raises ``ValueError`` unless a stored dtype is a number, bool or string."""
+    if dtype.kind in _LOADABLE_KINDS:
+        return
+    if dtype.hasobject:
+        raise ValueError(
+            f"cannot load {key!r} from {source}: it holds Python objects "
+            f"(dtype {dtype}), which only unpickling could read; pickled data "
+            "is never loaded"
+        )
+    raise ValueError(
+        f"cannot load {key!r} from {source}: its dtype {dtype} is neither a "
+        "number nor a string"
+    )
+
+
+def expects_array(value):
+    """Tells whether ``value`` is an array or a Variable holding one."""
+    if isinstance(value, variable.Variable):
+        return value.array is not None
+    return hasattr(value, "shape") and not isinstance(value, numpy.generic)
+
+
+def check_none(key, value, source):
+    """Raises ``ValueError`` if a stored ``None`` would replace an array."""
+    if expects_array(value):
+        raise ValueError(
+            f"{key!r} in {source} holds None, but the target holds an array of "
+            f"shape {tuple(value.shape)}; the file was saved from an object "
+            "whose value was never set"
+        )
+
+
+def check_header(key, shape, dtype, value, source):
+    """Checks a stored array's shape and dtype against the target.
+
+    It runs on the header alone, before any data is read, so that a member
+    far larger than the target is refused without being decompressed.
+    """
+    shape = tuple(shape)
+    check_dtype(key, dtype, source)
+    if isinstance(value, variable.Variable):
+        value = value.array
+    if value is None:
+        # None asks for the stored array; an uninitialized Parameter takes
+        # the stored shape.
+        return
+    if isinstance(value, numpy.generic) or not hasattr(value, "shape"):
+        if math.prod(shape) != 1:
+            raise ValueError(
+                f"cannot load {key!r} from {source} into a "
+                f"{type(value).__name__}: the stored value is an array of "
+                f"shape {shape}"
+            )
+        _check_scalar_dtype(key, dtype, type(value), source)
+        return
+    if shape != tuple(value.shape):
+        raise ValueError(
+            f"shape mismatch for {key!r} in {source}: the stored array has shape "
+            f"{shape} but the target has shape {tuple(value.shape)}"
+        )
+    if not numpy.can_cast(dtype, value.dtype, "same_kind"):
+        raise TypeError(
+            f"cannot load {key!r} from {source}: stored dtype {dtype} cannot be "
+            f"cast to {value.dtype}"
+        )
+
+
+def allocate(key, shape, dtype, source):
+    """Returns an empty host array for a stored one, naming it if it does not fit."""
+    count = math.prod(shape)
+    try:
+        return numpy.empty(count, dtype=dtype)
+    except (MemoryError, ValueError) as exc:
+        raise MemoryError(
+            f"cannot load {key!r} from {source}: its header declares shape "
+            f"{tuple(shape)} of dtype {dtype} ({count * dtype.itemsize} bytes), "
+            "which does not fit in memory"
+        ) from exc
+
+
+def fetch(cache, key, value, source, open_entry):
+    """Reads and checks one stored entry; returns a host array or ``None``.
+
+    ``open_entry()`` returns ``None`` for a stored ``None``, or ``(shape,
+    dtype, read)`` from the entry's header, ``read()`` then giving the data.
+    The header is checked against ``value`` before ``read`` is called. With a
+    ``cache`` (a dict shared by the passes of one load), an entry is read
+    once and later passes check the array already read.
+    """
+    if cache is not None and key in cache:
+        stored = cache[key]
+        if stored is None:
+            check_none(key, value, source)
+        else:
+            check_header(key, stored.shape, stored.dtype, value, source)
+        return stored
+    entry = open_entry()
+    if entry is None:
+        check_none(key, value, source)
+        stored = None
+    else:
+        shape, dtype, read = entry
+        check_header(key, shape, dtype, value, source)
+        stored = read()
+    if cache is not None:
+        cache[key] = stored
+    return stored
+
+
+def preview(key, stored, value, source):
+    """Returns what :func:`restore` returns, without writing into the target.
+
+    The checking pass uses it: arrays and Variables come back untouched,
+    scalars and strings converted, ``None`` gets the stored array.
+    """
+    if value is None or stored is None:
+        return stored
+    if isinstance(value, variable.Variable):
+        return value
+    if isinstance(value, numpy.generic) or not hasattr(value, "shape"):
+        return _convert_scalar(key, stored, value, source)
+    return value
+
+
+# -- loading in two passes ------------------------------------------------------
+
+
+def load_all_or_nothing(make_pass, obj):
+    """Loads ``obj`` so that a failure leaves it as it was.
+
+    ``make_pass(mode, cache)`` returns the deserializer of one pass. The
+    ``'check'`` pass runs ``obj.serialize`` reading and checking every entry
+    it asks for, writing into no array; the ``'assign'`` pass then loads the
+    arrays the first one read. Before both, the values of ``obj`` are saved
+    (host copies); if anything raises, they are loaded back, parameters that
+    were uninitialized become so again and update rules get their former
+    attributes (a rule without state stays without), and the error is
+    raised again.
+    """
+    backup = _Recorder()
+    backup.save(obj)
+    lazy = _LazyState(obj)
+    cache = {}
+    try:
+        make_pass("check", cache).load(obj)
+        make_pass("assign", cache).load(obj)
+    except BaseException:
+        lazy.restore()
+        _Restorer(backup.target).load(obj)
+        raise
+
+
+class _Recorder(serializer.Serializer):
+    """Serializer keeping host copies of an object's values."""
+
+    def __init__(self, target=None, path=""):
+        self.target = {} if target is None else target
+        self.path = path
+
+    def __getitem__(self, key):
+        return _Recorder(self.target, self.path + key.strip("/") + "/")
+
+    def __call__(self, key, value):
+        stored = value.array if isinstance(value, variable.Variable) else value
+        if isinstance(stored, numpy.ndarray):
+            stored = stored.copy()
+        elif stored is not None and backend.is_array_supported(stored):
+            stored = backend.CpuDevice().send(stored)
+        self.target[self.path + key.lstrip("/")] = stored
+        return value
+
+
+class _Restorer(serializer.Deserializer):
+    """Deserializer loading back what a :class:`_Recorder` kept."""
+
+    def __init__(self, backup, path=""):
+        self.backup = backup
+        self.path = path
+
+    def __getitem__(self, key):
+        return _Restorer(self.backup, self.path + key.strip("/") + "/")
+
+    def __call__(self, key, value):
+        key = self.path + key.lstrip("/")
+        if key not in self.backup:
+            return value
+        stored = self.backup[key]
+        if stored is None:
+            return value if expects_array(value) else None
+        return restore(key, stored, value, "the values held before loading")
+
+
+class _LazyState:
+    """Parameters and update rules of ``obj`` whose state loading may create.
+
+    Loading initializes an uninitialized Parameter and creates the state of
+    an update rule that has none; loading the backup cannot undo that, so
+    :meth:`restore` does. The links are found the way Chainer's objects hold
+    them: a Link itself, an Optimizer's ``target``, and the optimizers of an
+    Updater or of a Trainer's ``updater``.
+    """
+
+    def __init__(self, obj):
+        self.params = []
+        self.rules = []
+        seen = set()
+        for link in _links_of(obj):
+            for param in link.params():
+                if id(param) in seen:
+                    continue
+                seen.add(id(param))
+                if param.array is None:
+                    self.params.append(param)
+                rule = getattr(param, "update_rule", None)
+                if rule is not None and hasattr(rule, "__dict__"):
+                    self.rules.append((rule, dict(vars(rule))))
+
+    def restore(self):
+        for param in self.params:
+            if param.array is not None:
+                param.cleargrad()
+                param.array = None
+        for rule, attrs in self.rules:
+            state = vars(rule)
+            state.clear()
+            state.update(attrs)
+
+
+def _links_of(obj):
+    candidates = [obj, getattr(obj, "target", None)]
+    updater = getattr(obj, "updater", obj)
+    get_all_optimizers = getattr(updater, "get_all_optimizers", None)
+    if callable(get_all_optimizers):
+        for optimizer in get_all_optimizers().values():
+            candidates.append(getattr(optimizer, "target", None))
+    return [link for link in candidates if callable(getattr(link, "params", None))]
+
+
+# -- assigning ------------------------------------------------------------------
 
 
 def restore(key, stored, value, source):
@@ -104,18 +360,7 @@ def _convert_scalar(key, stored, value, source):
             f"cannot load {key!r} from {source} into a {value_type.__name__}: the "
             f"stored value is an array of shape {arr.shape}"
         )
-    kind = arr.dtype.kind
-    # Any stored integer fits a Python int, whatever numpy.can_cast says about
-    # the platform's C long.
-    if (
-        kind in "biufc"
-        and not (kind in "biu" and issubclass(value_type, int))
-        and not numpy.can_cast(arr.dtype, value_type)
-    ):
-        raise TypeError(
-            f"cannot safely load {key!r} from {source}: stored dtype {arr.dtype} "
-            f"does not convert to {value_type.__name__}"
-        )
+    _check_scalar_dtype(key, arr.dtype, value_type, source)
     item = arr.reshape(()).item()
     if isinstance(item, bytes) and issubclass(value_type, str):
         item = item.decode("utf-8")
@@ -125,3 +370,18 @@ def _convert_scalar(key, stored, value, source):
         raise TypeError(
             f"cannot convert {key!r} from {source} to {value_type.__name__}: {exc}"
         ) from exc
+
+
+def _check_scalar_dtype(key, dtype, value_type, source):
+    kind = dtype.kind
+    # Any stored integer fits a Python int, whatever numpy.can_cast says about
+    # the platform's C long.
+    if (
+        kind in "biufc"
+        and not (kind in "biu" and issubclass(value_type, int))
+        and not numpy.can_cast(dtype, value_type)
+    ):
+        raise TypeError(
+            f"cannot safely load {key!r} from {source}: stored dtype {dtype} "
+            f"does not convert to {value_type.__name__}"
+        )

@@ -104,6 +104,12 @@ class HDF5Serializer(serializer.Serializer):
 class HDF5Deserializer(serializer.Deserializer):
     """Deserializer for the HDF5 format.
 
+    Only plain datasets of numbers, bools or strings are read. Links other
+    than the plain (hard) ones, datasets stored in external files and
+    virtual datasets are refused, so loading never reads another file. Each
+    dataset's shape and dtype are checked against the target before its data
+    is read, and :meth:`load` is all-or-nothing (see :func:`load_hdf5`).
+
     Args:
         group (h5py.Group): The group (or open file) to read from.
         strict (bool): If ``True``, a missing dataset raises ``KeyError``;
@@ -120,14 +126,20 @@ class HDF5Deserializer(serializer.Deserializer):
         self.strict = strict
         self._path = group.name if group is not None else ""
         self._source = _file_name(group) if group is not None else "the HDF5 file"
+        # Set on the deserializers of the two passes of load().
+        self._mode = None
+        self._cache = None
 
     def __getitem__(self, key):
         """Returns the deserializer of the child group named ``key``."""
         group = self.group
-        child_group = group[key] if group is not None and key in group else None
+        path = self._path.rstrip("/") + "/" + key.strip("/")
+        child_group = None if group is None else self._resolve(key)
         child = HDF5Deserializer(child_group, strict=self.strict)
-        child._path = self._path.rstrip("/") + "/" + key.strip("/")
+        child._path = path
         child._source = self._source
+        child._mode = self._mode
+        child._cache = self._cache
         return child
 
     def __call__(self, key, value):
@@ -141,27 +153,122 @@ class HDF5Deserializer(serializer.Deserializer):
                 to get the stored array itself.
 
         Returns:
-            The loaded value, or ``None`` when ``None`` was saved.
+            The loaded value, or ``None`` when ``None`` was saved (an error
+            if ``value`` holds an array).
         """
-        h5py = _h5py()
-        group = self.group
-        if group is None or key not in group:
+        path = self._path.rstrip("/") + "/" + key
+        dataset = None if self.group is None else self._resolve(key)
+        if dataset is None:
             if not self.strict:
                 return value
-            path = self._path.rstrip("/") + "/" + key
             raise KeyError(f"{path!r} is not found in {self._source}")
-        dataset = group[key]
+        stored = _common.fetch(
+            self._cache, path, value, self._source, lambda: self._open_entry(dataset)
+        )
+        if self._mode == "check":
+            return _common.preview(path, stored, value, self._source)
+        if stored is None:
+            return None
+        return _common.restore(path, stored, value, self._source)
+
+    def load(self, obj):
+        """Loads ``obj``; a failure leaves it as it was.
+
+        Every dataset ``obj`` asks for is read and checked before any is
+        assigned; see :func:`load_hdf5`.
+
+        Args:
+            obj: Object with a ``serialize(serializer)`` method.
+        """
+        if self._mode is not None:
+            super().load(obj)
+        else:
+            _common.load_all_or_nothing(self._pass, obj)
+
+    def _pass(self, mode, cache):
+        d = HDF5Deserializer(self.group, strict=self.strict)
+        d._path = self._path
+        d._source = self._source
+        d._mode = mode
+        d._cache = cache
+        return d
+
+    def _resolve(self, key):
+        # Each link on the way is looked at itself, not at what it points to:
+        # following a soft or external link could read another file.
+        h5py = _h5py()
+        node = self.group
+        path = self._path.rstrip("/")
+        for name in key.strip("/").split("/"):
+            path += "/" + name
+            if not isinstance(node, h5py.Group):
+                return None
+            link = node.get(name, getlink=True)
+            if link is None:
+                return None
+            if not isinstance(link, h5py.HardLink):
+                raise ValueError(
+                    f"{path!r} in {self._source} is {_describe_link(h5py, link)}; "
+                    "only plain groups and datasets are loaded, and links are "
+                    "never followed"
+                )
+            node = node[name]
+        return node
+
+    def _open_entry(self, dataset):
+        h5py = _h5py()
+        name = dataset.name
+        source = self._source
         if not isinstance(dataset, h5py.Dataset):
+            raise ValueError(f"{name!r} in {source} is a group, not a dataset")
+        if dataset.is_virtual:
             raise ValueError(
-                f"{dataset.name!r} in {self._source} is a group, not a dataset"
+                f"{name!r} in {source} is a virtual dataset, which maps data of "
+                "other datasets or files; only plain datasets are loaded"
+            )
+        if dataset.external:
+            files = ", ".join(repr(entry[0]) for entry in dataset.external)
+            raise ValueError(
+                f"{name!r} in {source} keeps its data in external files "
+                f"({files}); only datasets stored in the file itself are loaded"
             )
         if dataset.shape is None:
             return None
+        shape = tuple(dataset.shape)
         if h5py.check_string_dtype(dataset.dtype) is not None:
-            stored = numpy.asarray(dataset.asstr()[()], dtype=str)
-        else:
-            stored = dataset[()]
-        return _common.restore(dataset.name, stored, value, self._source)
+
+            def read_string():
+                try:
+                    return numpy.asarray(dataset.asstr()[()], dtype=str)
+                except OSError as exc:
+                    raise OSError(f"cannot read {name!r} from {source}: {exc}") from exc
+
+            return shape, numpy.dtype(str), read_string
+        dtype = dataset.dtype
+        _common.check_dtype(name, dtype, source)
+
+        def read():
+            arr = _common.allocate(name, shape, dtype, source).reshape(shape)
+            try:
+                if arr.size:
+                    dataset.read_direct(arr)
+            except OSError as exc:
+                # Still an OSError, as h5py raises for damaged data: snapshot
+                # autoload skips such a file.
+                raise OSError(
+                    f"cannot read {name!r} from {source}: the file is corrupted ({exc})"
+                ) from exc
+            return arr
+
+        return shape, dtype, read
+
+
+def _describe_link(h5py, link):
+    if isinstance(link, h5py.ExternalLink):
+        return f"an external link to '{link.path}' in file '{link.filename}'"
+    if isinstance(link, h5py.SoftLink):
+        return f"a soft link to '{link.path}'"
+    return "a link of an unknown kind"
 
 
 def save_hdf5(filename, obj, compression=4):
@@ -186,6 +293,13 @@ def save_hdf5(filename, obj, compression=4):
 def load_hdf5(filename, obj):
     """Loads an object from a file in HDF5 format.
 
+    Loading is all-or-nothing: every dataset ``obj`` asks for is read and
+    checked (shape and dtype against the target before the data is read,
+    numbers or strings only, no ``None`` where the target holds an array)
+    before anything is assigned, and if anything fails ``obj`` is left as it
+    was. The file is the only one read: external links, soft links,
+    datasets with external storage and virtual datasets are refused.
+
     Args:
         filename (str or path-like): Name of the file to read.
         obj: Object to load into; it must be constructed the same way as the
@@ -203,3 +317,15 @@ def load_hdf5(filename, obj):
         d = HDF5Deserializer(f)
         d._source = source
         d.load(obj)
+
+
+def __getattr__(name):
+    # ``_available`` (Chainer's flag: whether h5py can be imported) is answered
+    # on access, so ``import chainer.serializers`` does not import h5py.
+    if name == "_available":
+        try:
+            _h5py()
+        except RuntimeError:
+            return False
+        return True
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import zipfile
 import zlib
@@ -20,6 +21,12 @@ _NONE_DTYPE = numpy.dtype([("__chainer_none__", numpy.uint8)])
 
 # What a damaged archive member raises while being read.
 _READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
+
+# Members are read in pieces of this many bytes.
+_CHUNK = 1 << 20
+
+# A stored None (ours or Chainer's pickled one) takes well under this.
+_MAX_NONE_SIZE = 4096
 
 
 def _to_host(key, value):
@@ -99,6 +106,11 @@ class DictionarySerializer(serializer.Serializer):
 class NpzDeserializer(serializer.Deserializer):
     """Deserializer for an NPZ archive (or any mapping of names to arrays).
 
+    Each entry's ``.npy`` header is checked against the target (shape,
+    dtype) before its data is read, and only numbers, bools and strings are
+    read: pickled members are refused, never unpickled. :meth:`load` is
+    all-or-nothing (see :func:`load_npz`).
+
     Args:
         npz: The archive opened by ``numpy.load``, or a dict of arrays.
         path (str): Path prefix of the keys read by this deserializer.
@@ -132,6 +144,9 @@ class NpzDeserializer(serializer.Deserializer):
         self.ignore_names = ignore_names
         self._names = names
         self._source = _source_name(npz)
+        # Set on the deserializers of the two passes of load().
+        self._mode = None
+        self._cache = None
 
     def __getitem__(self, key):
         """Returns the deserializer of the child named ``key``."""
@@ -143,6 +158,8 @@ class NpzDeserializer(serializer.Deserializer):
             ignore_names=self.ignore_names,
         )
         child._source = self._source
+        child._mode = self._mode
+        child._cache = self._cache
         return child
 
     def __call__(self, key, value):
@@ -158,7 +175,7 @@ class NpzDeserializer(serializer.Deserializer):
         Returns:
             The loaded value: ``value`` itself for arrays and Variables, the
             converted value for scalars and strings, ``None`` when ``None``
-            was saved.
+            was saved (an error if ``value`` holds an array).
         """
         key = self.path + key.lstrip("/")
         # NpzFile.files, not ``in npz``: NumPy < 1.25 answers ``in`` by loading
@@ -172,31 +189,56 @@ class NpzDeserializer(serializer.Deserializer):
             ignored = name == key if isinstance(name, str) else name(key)
             if ignored:
                 return value
-        dataset = self._read(key)
-        if dataset is None:
+        stored = _common.fetch(
+            self._cache, key, value, self._source, lambda: self._open_entry(key)
+        )
+        if self._mode == "check":
+            return _common.preview(key, stored, value, self._source)
+        if stored is None:
             return None
-        return _common.restore(key, dataset, value, self._source)
+        return _common.restore(key, stored, value, self._source)
 
-    def _read(self, key):
-        try:
-            dataset = self.npz[key]
-        except _READ_ERRORS as exc:
-            if _is_pickled_none(self.npz, key):
-                return None
-            raise ValueError(
-                f"cannot read {key!r} from {self._source}: the file is corrupted "
-                f"or holds pickled data, which is never loaded ({exc})"
-            ) from exc
-        if getattr(dataset, "dtype", None) == _NONE_DTYPE:
+    def load(self, obj):
+        """Loads ``obj``; a failure leaves it as it was.
+
+        Every entry ``obj`` asks for is read and checked before any is
+        assigned; see :func:`load_npz`.
+
+        Args:
+            obj: Object with a ``serialize(serializer)`` method.
+        """
+        if self._mode is not None:
+            super().load(obj)
+        else:
+            _common.load_all_or_nothing(self._pass, obj)
+
+    def _pass(self, mode, cache):
+        d = NpzDeserializer(
+            self.npz, self.path, strict=self.strict, ignore_names=self.ignore_names
+        )
+        d._source = self._source
+        d._mode = mode
+        d._cache = cache
+        return d
+
+    def _open_entry(self, key):
+        zf = getattr(self.npz, "zip", None)
+        if zf is not None:
+            return _open_member(zf, key, self._source)
+        value = self.npz[key]
+        if value is None:
             return None
-        if dataset is None or (
-            isinstance(dataset, numpy.ndarray)
-            and dataset.dtype.hasobject
-            and dataset.ndim == 0
-            and dataset.item() is None
+        if isinstance(value, numpy.ndarray):
+            arr = value
+        elif backend.is_array_supported(value):
+            arr = backend.CpuDevice().send(value)
+        else:
+            arr = numpy.asarray(value)
+        if _is_none(arr.shape, arr.dtype) and (
+            not arr.dtype.hasobject or arr.item() is None
         ):
             return None
-        return dataset
+        return arr.shape, arr.dtype, lambda: arr
 
 
 def _source_name(npz):
@@ -209,26 +251,113 @@ def _source_name(npz):
     return "the NPZ archive"
 
 
-def _is_pickled_none(npz, key):
-    """Tells whether a member is Chainer's pickled ``None``, without unpickling.
+def _is_none(shape, dtype):
+    # Ours is the marker dtype; Chainer's is numpy.asarray(None), a pickled
+    # 0-d object array, which nothing else Chainer saves is.
+    return dtype == _NONE_DTYPE or (tuple(shape) == () and dtype.hasobject)
 
-    Chainer writes ``None`` as ``numpy.asarray(None)``; its header says dtype
-    object and shape ``()``, which nothing else Chainer saves has.
+
+def _open_member(zf, key, source):
+    """Reads a member's ``.npy`` header: ``None``, or ``(shape, dtype, read)``.
+
+    The header and the zip entry's sizes are checked for consistency here,
+    so that ``read`` never allocates more than the header declares nor
+    decompresses more than that.
     """
-    zf = getattr(npz, "zip", None)
-    if zf is None:
-        return False
+    name = key + ".npy"
     try:
-        with zf.open(key + ".npy") as member:
-            version = numpy.lib.format.read_magic(member)
-            if version == (1, 0):
-                header = numpy.lib.format.read_array_header_1_0(member)
-            else:
-                header = numpy.lib.format.read_array_header_2_0(member)
-    except (*_READ_ERRORS, KeyError):
-        return False
-    shape, _, dtype = header
-    return shape == () and dtype.hasobject
+        info = zf.getinfo(name if name in zf.NameToInfo else key)
+        with zf.open(info) as member:
+            shape, fortran_order, dtype = _read_npy_header(member)
+            offset = member.tell()
+    except (*_READ_ERRORS, KeyError) as exc:
+        raise ValueError(
+            f"cannot read {key!r} from {source}: the file is corrupted ({exc})"
+        ) from exc
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise ValueError(
+            f"cannot read {key!r} from {source}: zip compression method "
+            f"{info.compress_type} is not supported (only stored and deflated)"
+        )
+    if _is_none(shape, dtype):
+        if info.file_size > _MAX_NONE_SIZE:
+            raise ValueError(
+                f"cannot load {key!r} from {source}: it holds a pickled object "
+                "larger than a stored None; pickled data is never loaded"
+            )
+        _read_none(zf, info, key, source)
+        return None
+    _common.check_dtype(key, dtype, source)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if info.file_size != offset + nbytes:
+        raise ValueError(
+            f"cannot read {key!r} from {source}: its header declares shape "
+            f"{shape} of dtype {dtype} ({nbytes} bytes) but the member holds "
+            f"{info.file_size - offset} bytes of data"
+        )
+    # Deflate cannot expand data more than about 1032 times: a member claiming
+    # more is damaged or crafted, and is refused before it is decompressed.
+    if info.file_size > _max_expanded_size(info):
+        raise ValueError(
+            f"cannot read {key!r} from {source}: it declares {info.file_size} "
+            f"bytes, more than {info.compress_size} compressed bytes can hold"
+        )
+
+    def read():
+        arr = _common.allocate(key, shape, dtype, source)
+        try:
+            with zf.open(info) as member:
+                _read_npy_header(member)
+                _read_exactly(member, memoryview(arr.view(numpy.uint8)))
+                # Reading past the end makes zipfile check the CRC-32.
+                if member.read(1):
+                    raise ValueError("the member holds more data than declared")
+        except _READ_ERRORS as exc:
+            raise ValueError(
+                f"cannot read {key!r} from {source}: the file is corrupted ({exc})"
+            ) from exc
+        return arr.reshape(shape, order="F" if fortran_order else "C")
+
+    return shape, dtype, read
+
+
+def _read_none(zf, info, key, source):
+    # The bytes of a stored None are read (never unpickled) so that a damaged
+    # member fails its CRC check like any other.
+    try:
+        with zf.open(info) as member:
+            while member.read(_CHUNK):
+                pass
+    except _READ_ERRORS as exc:
+        raise ValueError(
+            f"cannot read {key!r} from {source}: the file is corrupted ({exc})"
+        ) from exc
+
+
+def _max_expanded_size(info):
+    if info.compress_type == zipfile.ZIP_STORED:
+        return info.compress_size
+    return info.compress_size * 1032 + 1024
+
+
+def _read_npy_header(member):
+    version = numpy.lib.format.read_magic(member)
+    if version == (1, 0):
+        return numpy.lib.format.read_array_header_1_0(member)
+    if version == (2, 0):
+        return numpy.lib.format.read_array_header_2_0(member)
+    raise ValueError(f".npy format version {version} is not supported")
+
+
+def _read_exactly(member, buf):
+    pos = 0
+    size = len(buf)
+    while pos < size:
+        chunk = member.read(min(_CHUNK, size - pos))
+        if not chunk:
+            raise EOFError("the member ends before its declared size")
+        buf[pos : pos + len(chunk)] = chunk
+        pos += len(chunk)
 
 
 def _write_npz(fileobj, target, compression):
@@ -277,8 +406,13 @@ def save_npz(file, obj, compression=True):
 def load_npz(file, obj, path="", strict=True, ignore_names=None):
     """Loads an object from a file in NPZ format.
 
-    The archive is opened with ``allow_pickle=False``: pickled members are
-    never executed.
+    Loading is all-or-nothing: every entry ``obj`` asks for is read and
+    checked (CRC-32, a ``.npy`` header whose shape and dtype suit the target,
+    numbers or strings only, no ``None`` where the target holds an array)
+    before anything is assigned, and if anything fails ``obj`` is left as it
+    was. Headers are checked before data is decompressed. Pickled members
+    are refused and never unpickled; Chainer's pickled ``None`` is
+    recognized from its header.
 
     Args:
         file (str, path-like or file object): File to read.

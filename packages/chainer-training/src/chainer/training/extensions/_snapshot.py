@@ -114,8 +114,11 @@ def snapshot(savefun=None, filename="snapshot_iter_{.updater.iteration}", **kwar
             in the output directory whose name matches ``filename`` and load
             it into the trainer (or ``target``). Files that cannot be read
             (truncated or otherwise damaged) are skipped with a warning, and
-            unfinished temporary files are never considered. Works only for a
-            string ``filename`` and files saved in NPZ (or HDF5) format.
+            unfinished temporary files are never considered. A snapshot that
+            does not fit the trainer (a missing key, a wrong shape, ``None``
+            where the trainer holds an array) raises, and like any failed
+            load it leaves the trainer as it was. Works only for a string
+            ``filename`` and files saved in NPZ (or HDF5) format.
 
     Returns:
         ~chainer.training.Extension: Snapshot extension object (trigger
