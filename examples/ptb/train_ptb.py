@@ -382,7 +382,7 @@ def main(argv=None):
     print(f"test perplexity: {test_perplexity}")
 
     # Save the model and its vocabulary for gentxt.py.
-    model.to_cpu()
+    model.to_device("@numpy")
     chainer.serializers.save_npz(args.model, model)
     save_vocabulary(vocabulary_path(args.model), data.vocab, args.unit, data.name)
     print(f"Model saved to {args.model}")

@@ -57,20 +57,38 @@ def test_cpu_devices_compare_and_hash_equal():
 @pytest.mark.parametrize(
     ("spec", "pattern"),
     [
-        ("numpy", r"invalid device specifier 'numpy'"),
-        ("cupy", r"invalid device specifier 'cupy'"),
         ("@numpy:1", r"invalid device specifier '@numpy:1'"),
+        ("@intel64:0", r"invalid device specifier '@intel64:0'"),
         ("@cupy:x", r"device id must be an integer"),
         ("@cupy:-1", r"negative id"),
-        (3.5, r"invalid device specifier: 3\.5"),
-        (None, r"invalid device specifier: None"),
-        ((numpy, 0), r"invalid device specifier"),
-        ((), r"invalid device specifier"),
         ("@nosuchbackend", r"unknown device backend '@nosuchbackend'"),
     ],
 )
 def test_get_device_bad_specifiers(spec, pattern):
     with pytest.raises(ValueError, match=pattern):
+        backend.get_device(spec)
+
+
+@pytest.mark.parametrize(
+    ("spec", "pattern"),
+    [
+        (3.5, r"invalid device specifier: 3\.5"),
+        (None, r"invalid device specifier: None"),
+        ((numpy, 0), r"invalid device specifier"),
+        ((), r"invalid device specifier"),
+    ],
+)
+def test_get_device_bad_specifier_types(spec, pattern):
+    # Chainer 7 raises TypeError for objects of no specifier type.
+    with pytest.raises(TypeError, match=pattern):
+        backend.get_device(spec)
+
+
+@pytest.mark.parametrize("spec", ["native", "native:0", "cuda:0", "numpy", "cupy", ""])
+def test_get_device_chainerx_specifiers_name_chainerx(spec):
+    # Chainer 7 reads strings without '@' as ChainerX devices; without
+    # ChainerX that is a RuntimeError that says so.
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
         backend.get_device(spec)
 
 
@@ -94,10 +112,11 @@ def test_gpu_device_without_chainer_cuda():
         backend.GpuDevice.from_device_id(0)
 
 
-@pytest.mark.parametrize("cls", [backend.Intel64Device, backend.ChainerxDevice])
-def test_unsupported_devices_raise(cls):
-    with pytest.raises(RuntimeError, match="not available"):
-        cls()
+def test_unsupported_devices_raise():
+    with pytest.raises(RuntimeError, match="iDeep is not available"):
+        backend.Intel64Device()
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
+        backend.ChainerxDevice(None)
 
 
 def test_get_device_intel64_string():
@@ -276,12 +295,11 @@ def test_using_device_restores_after_exception():
         assert device.name == "@numpy"
 
 
-def test_using_device_bad_specifier():
-    with (
-        pytest.raises(ValueError, match="invalid device specifier"),
-        backend.using_device("numpy"),
-    ):
-        pass
+def test_using_device_bad_specifier_raises_at_the_call():
+    with pytest.raises(ValueError, match="invalid device specifier"):
+        backend.using_device("@numpy:0")
+    with pytest.raises(RuntimeError, match="ChainerX"):
+        backend.using_device("native:0")
 
 
 @pytest.mark.skipif(_HAS_CHAINER_CUDA, reason="chainer-cuda is installed")

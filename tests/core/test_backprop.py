@@ -28,10 +28,13 @@ def test_empty_variable_gets_an_empty_initial_grad():
 
 
 def test_non_scalar_needs_grad():
+    # As in Chainer: without a gradient, a variable of several elements has
+    # nothing to propagate; backward does nothing (and does not raise).
     x = _x([1.0, 2.0])
     y = x * 2
-    with pytest.raises(ValueError, match="initial gradient"):
-        y.backward()
+    y.backward()
+    assert x.grad is None
+    assert y.grad is None
     y.grad = numpy.ones(2, numpy.float32)
     y.backward()
     numpy.testing.assert_allclose(x.grad, [2.0, 2.0])
@@ -111,8 +114,34 @@ def test_chainer_backward_multiple_outputs():
     x = _x([1.0, 2.0])
     y1 = _ops.sum(x * 2)
     y2 = x * x
-    chainer.backward([y1, y2], [None, Variable(numpy.ones(2, numpy.float32))])
+    y1.grad = numpy.array(1.0, numpy.float32)
+    y2.grad = numpy.ones(2, numpy.float32)
+    chainer.backward([y1, y2])
     numpy.testing.assert_allclose(x.grad, [4.0, 6.0])
+    # The outputs' gradients are taken by the call.
+    assert y1.grad is None
+    assert y2.grad is None
+
+
+def test_chainer_backward_sets_no_default_grad():
+    # Chainer 7: a None entry of grad_outputs skips its output, even a
+    # scalar one; without grad_outputs, outputs lacking a grad are skipped
+    # with a RuntimeWarning.
+    x = _x([1.0, 2.0])
+    y1 = _ops.sum(x * 2)
+    y2 = x * x
+    chainer.backward([y1, y2], [None, Variable(numpy.ones(2, numpy.float32))])
+    numpy.testing.assert_allclose(x.grad, [2.0, 4.0])
+    x.cleargrad()
+    y2.grad = numpy.ones(2, numpy.float32)
+    with pytest.warns(RuntimeWarning, match="does not set a default grad"):
+        chainer.backward([y1, y2])
+    numpy.testing.assert_allclose(x.grad, [2.0, 4.0])
+    x.cleargrad()
+    y1.grad = numpy.array(1.0, numpy.float32)
+    with pytest.warns(RuntimeWarning, match="duplicate"):
+        chainer.backward([y1, y1])
+    numpy.testing.assert_allclose(x.grad, [2.0, 2.0])
 
 
 def test_chainer_backward_outputs_of_different_depths():
@@ -133,7 +162,7 @@ def test_chainer_backward_outputs_of_different_depths():
 def test_chainer_backward_many_losses():
     x = _x([[1.0, 2.0, 3.0]])
     losses = [_ops.sum(x * float(i)) for i in range(50)]
-    chainer.backward(losses)
+    chainer.backward(losses, [numpy.array(1.0, numpy.float32)] * 50)
     numpy.testing.assert_allclose(x.grad, numpy.full((1, 3), sum(range(50))))
 
 
@@ -176,6 +205,20 @@ class TestGrad:
         )
         numpy.testing.assert_allclose(gx.array, [7.0])
 
+    def test_missing_grad_outputs_are_ones_of_any_size(self):
+        # Unlike Variable.backward, chainer.grad seeds every output without
+        # an initial gradient with ones, whatever its size.
+        x = _x([1.0, 2.0])
+        y = x * x
+        z = x * 3
+        z.grad = numpy.full(2, 7.0, numpy.float32)  # not used by grad
+        (gx,) = chainer.grad([y, z], [x])
+        numpy.testing.assert_allclose(gx.array, [5.0, 7.0])
+        (gx,) = chainer.grad([y, z], [x], grad_outputs=[None, z.grad_var])
+        numpy.testing.assert_allclose(gx.array, [23.0, 25.0])
+        (gx,) = chainer.grad([y], [x], loss_scale=2.0)
+        numpy.testing.assert_allclose(gx.array, [4.0, 8.0])
+
     def test_unreachable_is_none(self):
         x = _x([1.0])
         z = _x([1.0])
@@ -194,8 +237,6 @@ class TestGrad:
         x = _x([1.0, 2.0])
         with pytest.raises(TypeError, match="outputs"):
             chainer.grad(x, [x])
-        with pytest.raises(ValueError, match="grad_outputs"):
-            chainer.grad([x * 2], [x])
         with pytest.raises(ValueError, match="same length"):
             chainer.grad([x * 2], [x], grad_outputs=[None, None])
 

@@ -179,5 +179,8 @@ def test_bad_arguments(graph):
     g = c.build_computational_graph([y])
     with pytest.raises(ValueError, match="only 'dot'"):
         g.dump(format="svg")
+    # Chainer raises NotImplementedError for other formats; ours is both.
+    with pytest.raises(NotImplementedError, match="only 'dot'"):
+        g.dump("graphml")
     with pytest.raises(ValueError, match="rankdir"):
         c.ComputationalGraph([], [], rankdir="up")

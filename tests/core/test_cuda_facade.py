@@ -28,7 +28,11 @@ def test_chainer_cuda_is_the_facade():
 def test_not_available():
     assert cuda.available is False
     assert cuda.cudnn_enabled is False
-    assert cuda.cupy is None
+    # As in Chainer 7: a placeholder, not None, that no array module equals.
+    assert cuda.cupy is not None
+    assert cuda.get_array_module(numpy.ones(1)) is not cuda.cupy
+    with pytest.raises(AttributeError, match="chainer-cuda"):
+        cuda.cupy.ndarray  # noqa: B018
 
 
 def test_shares_chainer_config():

@@ -72,7 +72,7 @@ def test_to_device_moves_the_hierarchy():
     # An uninitialized parameter is created on the device it was sent to.
     uses = device.uses
     model.a.lazy.initialize((2,))
-    assert device.uses == uses + 1
+    assert device.uses > uses
 
 
 def test_to_device_by_specifier():
@@ -80,44 +80,70 @@ def test_to_device_by_specifier():
     assert link.to_device("@numpy") is link
     assert link.device == backend.CpuDevice()
     assert link.to_device(numpy).device == backend.CpuDevice()
-    with pytest.raises(ValueError, match="invalid device specifier"):
+    # Specifiers without '@' are ChainerX devices, which do not exist here.
+    with pytest.raises(RuntimeError, match="ChainerX"):
         link.to_device("numpy")
 
 
-def test_to_cpu():
+def test_to_cpu_is_deprecated_and_moves():
     link = Holder()
     link.to_device(TagDevice())
-    assert link.to_cpu() is link
+    with pytest.warns(DeprecationWarning, match=r"to_device\('@numpy'\)"):
+        assert link.to_cpu() is link
     assert link.device == backend.CpuDevice()
     assert isinstance(link.W.array, numpy.ndarray)
 
 
 @pytest.mark.skipif(cuda.available, reason="checks the error raised without CUDA")
 def test_to_gpu_without_cuda():
-    with pytest.raises(RuntimeError, match="chainer-cuda"):
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(RuntimeError, match="chainer-cuda"),
+    ):
         Holder().to_gpu()
-    with pytest.raises(RuntimeError, match="chainer-cuda"):
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(RuntimeError, match="chainer-cuda"),
+    ):
         Holder().to_gpu(0)
 
 
 @pytest.mark.gpu
 def test_to_gpu():
     model = Model()
-    assert model.to_gpu() is model
+    with pytest.warns(DeprecationWarning):
+        assert model.to_gpu() is model
     assert model.xp is not numpy
     assert model.a.W.array.__class__.__module__.startswith("cupy")
     assert model.b[0].stat.__class__.__module__.startswith("cupy")
-    model.to_cpu()
+    with pytest.warns(DeprecationWarning):
+        model.to_cpu()
     assert isinstance(model.a.W.array, numpy.ndarray)
 
 
 def test_unsupported_backends():
     link = Holder()
-    with pytest.raises(RuntimeError, match="iDeep"):
+    with pytest.warns(DeprecationWarning), pytest.raises(RuntimeError, match="iDeep"):
         link.to_intel64()
-    with pytest.raises(RuntimeError, match="ChainerX"):
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
         link.to_chx()
+    # Nothing is on a ChainerX device, so from_chx leaves everything alone.
+    w = link.W.array
     assert link.from_chx() is link
+    assert link.W.array is w
+    assert link.device == backend.CpuDevice()
+
+
+@pytest.mark.parametrize("method", ["to_device", "to_chx", "from_chx"])
+def test_final_methods_cannot_be_overridden(method):
+    with pytest.raises(TypeError, match=f"'{method}'.*final"):
+        type("Bad", (chainer.Link,), {method: lambda self, *a: None})
+
+
+@pytest.mark.parametrize("method", ["to_cpu", "to_gpu", "to_intel64"])
+def test_overriding_legacy_methods_is_deprecated(method):
+    with pytest.warns(DeprecationWarning, match=f"'{method}'.*deprecated"):
+        type("Old", (chainer.Link,), {method: lambda self, *a: None})
 
 
 class ExtraArray(chainer.Link):
@@ -175,28 +201,34 @@ def test_base_visitor_leaves_things_alone():
     assert link.device == backend.CpuDevice()
 
 
-class LegacyOverride(chainer.Link):
-    """Chainer < 6 style: to_cpu overridden to move an extra attribute."""
+with pytest.warns(DeprecationWarning, match="'to_cpu'"):
 
-    def __init__(self):
-        super().__init__()
-        self.calls = 0
+    class LegacyOverride(chainer.Link):
+        """Chainer < 6 style: to_cpu overridden to move an extra attribute."""
 
-    def to_cpu(self):
-        self.calls += 1
-        return super().to_cpu()
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def to_cpu(self):
+            self.calls += 1
+            return super().to_cpu()
 
 
 def test_legacy_to_cpu_override_is_called_for_children():
     chain = chainer.Chain()
     with chain.init_scope():
         chain.child = LegacyOverride()
-    chain.to_cpu()
+    with pytest.warns(DeprecationWarning):
+        chain.to_cpu()
     assert chain.child.calls == 1
-    chain.child.to_cpu()
+    with pytest.warns(DeprecationWarning):
+        chain.child.to_cpu()
     assert chain.child.calls == 2
-    chain.to_device("@numpy")
-    assert chain.child.calls == 2
+    # As in Chainer 7, to_device('@numpy') calls the override of to_cpu too.
+    with pytest.warns(DeprecationWarning):
+        chain.to_device("@numpy")
+    assert chain.child.calls == 3
 
 
 @pytest.mark.skipif(

@@ -89,6 +89,34 @@ def test_retain_inputs_passes_none():
     assert b.grad is None
 
 
+def test_retain_inputs_releases_the_others_from_the_graph():
+    a, b = _x(2.0), _x(3.0)
+    nodes = [a.node, b.node]
+    y = DropsInput()(a, b)
+    # Only the retained input keeps its array in the graph.
+    assert nodes[0].data is None
+    assert nodes[1].data is b.array
+    # A later call decides again: without retain_inputs every input is kept.
+    f = DropsInput()
+    f(a, b)
+    f.forward = lambda inputs: (inputs[0] * inputs[1],)
+    c, d = _x(1.0), _x(1.0)
+    f(c, d)
+    assert c.node.data is c.array
+    assert d.node.data is d.array
+    y.backward()
+
+
+def test_output_rank_follows_chainer_rank_attribute():
+    x1, x2 = _x(1.0), _x(2.0)
+    x1.node._rank = 1
+    x2.node._rank = 3
+    assert x2.rank == 3
+    y = MulAdd()(x1, x2, _x(0.0))
+    assert y.rank == 4
+    assert y.node._rank == 4
+
+
 def test_gradient_check():
     x = numpy.random.uniform(-1, 1, (3,))
     w = numpy.random.uniform(-1, 1, (3,))

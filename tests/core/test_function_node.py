@@ -91,9 +91,54 @@ def test_plain_array_input_gets_a_node_without_variable():
 
 
 def test_apply_accepts_arrays():
-    (y,) = Square().apply((numpy.ones(2, numpy.float32),))
+    # As in Chainer, with backprop enabled the node is the creator even when
+    # no input is a Variable; the output requires no gradient.
+    f = Square()
+    (y,) = f.apply((numpy.ones(2, numpy.float32),))
     assert isinstance(y, Variable)
+    assert y.creator is f
+    assert not y.requires_grad
+    assert f.inputs[0].data is not None  # retained for backward
+    with chainer.no_backprop_mode():
+        (y,) = Square().apply((numpy.ones(2, numpy.float32),))
     assert y.creator is None
+
+
+def test_graph_of_constants_joins_a_graph_needing_gradients():
+    c = Square().apply((numpy.full(2, 3.0, numpy.float32),))[0]
+    x = _x(1.0, 2.0)
+    y = x * c
+    assert y.rank == 2
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, [9.0, 9.0])
+    assert c.grad is None
+
+
+class _Constant(chainer.FunctionNode):
+    def forward(self, inputs):
+        assert inputs == ()
+        return (numpy.arange(3, dtype=numpy.float32),)
+
+
+def test_apply_without_inputs():
+    f = _Constant()
+    (y,) = f.apply(())
+    numpy.testing.assert_array_equal(y.array, [0.0, 1.0, 2.0])
+    assert y.creator is f
+    assert f.inputs == ()
+    assert y.rank == 1
+    assert not y.requires_grad
+
+
+def test_apply_without_inputs_with_kernel_overrides(monkeypatch):
+    # With any override registered, apply looks one up by the backend of the
+    # first input: there is none here.
+    monkeypatch.setitem(
+        function_node._kernel_overrides, (Square, "numpy"), lambda node, xs: xs
+    )
+    (y,) = _Constant().apply(())
+    numpy.testing.assert_array_equal(y.array, [0.0, 1.0, 2.0])
 
 
 def test_zero_dim_numpy_scalar_output_becomes_array():
@@ -149,9 +194,31 @@ def test_forward_must_return_tuple():
         Bad().apply((_x(1.0),))
 
 
-def test_none_input_rejected():
-    with pytest.raises(TypeError, match="None"):
-        Square().apply((None,))
+class ScaledSum(chainer.FunctionNode):
+    """x * (g or 1): a gradient function whose g input may be None."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x, g = inputs
+        return (x if g is None else x * g,)
+
+    def backward(self, indexes, grad_outputs):
+        _x_var, g = self.get_retained_inputs()
+        (gy,) = grad_outputs
+        return (gy if g is None else gy * g, None)
+
+
+def test_none_input_reaches_forward_as_none():
+    # As in Chainer: a None input (an absent gradient passed on to a gradient
+    # function) gets a node without data; the retained input reads None.
+    x = _x(1.0, 2.0)
+    (y,) = ScaledSum().apply((x, None))
+    numpy.testing.assert_array_equal(y.array, [1.0, 2.0])
+    assert y.creator.inputs[1].data is None
+    assert y.creator.get_retained_inputs()[1] is None
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, [1.0, 1.0])
 
 
 def test_forward_cpu_dispatch_and_missing():

@@ -238,13 +238,45 @@ def test_check_backward_no_grads_skips_input():
     x = _data(3)
     w = _data(3)
     gys = (_data(3), _data(3))
-    # The wrong gradient of w is not examined when w is skipped.
-    gradient_check.check_backward(
-        lambda a, b: _MulAdd(wrong_w=True).apply((a, b)),
-        (x, w),
-        gys,
-        no_grads=[False, True],
-    )
+
+    def f(a, b):
+        # b enters as a constant: backward computes no gradient for it.
+        return _MulAdd(wrong_w=True).apply((a, b.array))
+
+    gradient_check.check_backward(f, (x, w), gys, no_grads=[False, True])
+
+
+def test_check_backward_no_grads_input_must_get_no_gradient():
+    # As in Chainer: an input marked in no_grads that backward computes a
+    # gradient for is an error.
+    x = _data(3)
+    w = _data(3)
+    gys = (_data(3), _data(3))
+    with pytest.raises(RuntimeError, match="no_grads"):
+        gradient_check.check_backward(
+            lambda a, b: _MulAdd().apply((a, b)), (x, w), gys, no_grads=[False, True]
+        )
+
+
+def test_sample_unit_vector():
+    numpy.random.seed(0)
+    for size in (0, 1, 5, 100):
+        v = gradient_check._CheckBackward._sample_unit_vector(size, numpy)
+        assert v.shape == (size,)
+        assert v.dtype == numpy.float64
+        if size:
+            numpy.testing.assert_allclose(numpy.square(v).sum(), 1.0)
+            assert numpy.abs(v).min() >= 0.1 / numpy.sqrt(size)
+    assert v.min() < 0 < v.max()
+
+
+def test_eps_must_be_positive():
+    # ValueError, and AssertionError as Chainer raises.
+    for eps in (0, -1.0):
+        with pytest.raises(ValueError, match="eps must be positive"):
+            gradient_check.numerical_grad(lambda: (1.0,), (_data(2),), (1.0,), eps=eps)
+        with pytest.raises(AssertionError):
+            gradient_check.check_backward(lambda a: a, (_data(2),), _data(2), eps=eps)
 
 
 def test_check_backward_ignores_integer_inputs():

@@ -336,6 +336,7 @@ def test_addgrads():
 
 def test_addgrads_chainlist_and_errors():
     a = chainer.ChainList(Dense(2, 2))
+    a.cleargrads()  # parameters start with NaN gradients, as in Chainer
     b = chainer.ChainList(Dense(2, 2))
     b[0].W.grad = numpy.ones((2, 2), numpy.float32)
     a.addgrads(b)
@@ -350,6 +351,7 @@ def test_addgrads_chainlist_and_errors():
 
 def test_copyparams():
     a, b = MLP(), MLP()
+    a.cleargrads()  # parameters start with NaN gradients, as in Chainer
     a.l1.add_persistent("stat", numpy.zeros(3, numpy.float32))
     b.l1.add_persistent("stat", numpy.arange(3, dtype=numpy.float32))
     a.l1.add_persistent("count", 0)
@@ -644,7 +646,8 @@ def test_hook_name_override_and_errors():
 
 
 def test_call_without_forward():
-    with pytest.raises(TypeError, match="forward"):
+    # Chainer 7 looks up ``forward`` and lets the AttributeError through.
+    with pytest.raises(AttributeError, match="forward"):
         chainer.Link()(1)
 
 
@@ -680,3 +683,75 @@ def test_module_path():
     assert chainer.Chain.__module__ == "chainer.link"
     assert chainer.link.ChainList is chainer.ChainList
     assert chainer.link.Link is chainer.Link
+
+
+# -- Chainer 7 details: missing __init__, injected __call__, ChainList as a
+# mutable sequence, names of copies
+
+
+def test_missing_link_init_is_reported():
+    class NoInit(chainer.Link):
+        def __init__(self):
+            pass
+
+        def forward(self, x):
+            return x
+
+    link = NoInit()
+    with pytest.raises(
+        RuntimeError, match=r"^Link\.__init__\(\) has not been called\.$"
+    ):
+        link(1)
+    with pytest.raises(RuntimeError, match="has not been called"), link.init_scope():
+        pass
+    with pytest.raises(RuntimeError, match="has not been called"):
+        link.add_param("p", (2,))
+
+
+def test_call_injected_by_a_mixin_takes_precedence():
+    class CallMixin:
+        def __call__(self, *args, **kwargs):
+            return ("mixin", args, kwargs)
+
+    class Injected(chainer.Link, CallMixin):
+        def forward(self, x):
+            return "forward"
+
+    assert Injected()(1, a=2) == ("mixin", (1,), {"a": 2})
+
+
+def test_chainlist_is_a_mutable_sequence():
+    import collections.abc
+
+    links = [chainer.Link() for _ in range(5)]
+    c = chainer.ChainList(*links[:3])
+    assert isinstance(c, collections.abc.MutableSequence)
+    c[1] = links[3]
+    assert [l.name for l in c] == ["0", "1", "2"]
+    assert c[1] is links[3]
+    c[-1] = links[4]
+    assert links[4].name == "2"
+    c[0:2] = [links[1]]
+    assert list(c) == [links[1], links[4]]
+    assert [l.name for l in c] == ["0", "1"]
+    del c[0]
+    assert list(c) == [links[4]]
+    assert links[4].name == "0"
+    c += chainer.ChainList(links[0])
+    assert list(c) == [links[4], links[0]]
+    assert links[0].name == "1"
+    assert c.index(links[0]) == 1
+    assert links[0] in c
+    assert c.pop() is links[0]
+    with pytest.raises(TypeError, match="non-link"):
+        c[0] = 3
+    with pytest.raises(TypeError, match="integers or slices"):
+        c["a"] = links[0]
+
+
+def test_copy_keeps_the_name_except_in_share_mode():
+    link = chainer.Link()
+    link.name = "a"
+    assert link.copy("share").name is None
+    assert link.copy("copy").name == "a"
+    assert link.copy("init").name == "a"

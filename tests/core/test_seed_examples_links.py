@@ -103,6 +103,8 @@ def test_parameter_gradients_accumulate_until_cleargrads():
     # 000:398-403: "gradients are accumulated by the method rather than
     # overwritten".
     f = Linear(3, 2)
+    # Parameters start with NaN gradients: clear them first.
+    f.cleargrads()
     x = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32)
     for _ in range(2):
         y = f(x)
@@ -163,6 +165,7 @@ def test_eltwise_param_product_link():
             return self.W * x
 
     link = EltwiseParamProduct((2, 3))
+    link.cleargrads()
     assert [name for name, _ in link.namedparams()] == ["/W"]
     x = np.random.randn(2, 3).astype(np.float32)
     y = link(x)
@@ -477,6 +480,7 @@ def test_simple_rnn_with_python_branching():
             return y
 
     rnn = SimpleRNN(3, 4)
+    rnn.cleargrads()
     x = np.random.randn(2, 3).astype(np.float32)
     rnn(x).mean().backward()
     assert rnn.h2h.W.grad is None
@@ -502,6 +506,7 @@ def test_stochastic_depth_changes_the_graph_per_call():
             return h
 
     model = StochasticResNet([1.0, 0.0, 1.0], 3)
+    model.cleargrads()
     x = chainer.Variable(np.random.randn(2, 3).astype(np.float32))
     model(x).mean().backward()
     assert model[0].W.grad is not None

@@ -378,6 +378,8 @@ def test_no_backprop_mode_for_a_fixed_feature_extractor():
     # 000:3735-3749: only predictor_func records history.
     fixed_func = Linear(3, 4)
     predictor_func = Linear(4, 1)
+    fixed_func.cleargrads()
+    predictor_func.cleargrads()
     x_data = np.random.randn(2, 3).astype(np.float32)
     with chainer.no_backprop_mode():
         x = chainer.Variable(x_data)
@@ -393,6 +395,7 @@ def test_no_backprop_mode_for_a_fixed_feature_extractor():
 def test_no_backprop_mode_evaluation_records_no_graph():
     # 000:3722-3733: loss.backward() is impossible without history.
     rnn = TinyRNN()
+    rnn.cleargrads()
     with chainer.no_backprop_mode():
         x_list = [chainer.Variable(w) for w in _word_list(4)]
         loss = 0

@@ -81,6 +81,31 @@ def test_non_callable_layers_are_rejected():
         model.add_link(relu)
 
 
+def test_bad_operands_raise_value_error_as_in_chainer():
+    # Chainer raises ValueError; ours is also a TypeError.
+    with pytest.raises(ValueError, match="callable"):
+        chainer.Sequential(0)
+    model = chainer.Sequential(relu)
+    with pytest.raises(ValueError, match=r"\+ operator"):
+        model + 0
+    with pytest.raises(TypeError, match=r"\+= operator"):
+        model += 0
+    assert len(model + chainer.Sequential(relu)) == 2
+
+
+def test_lambda_layers_copy_but_do_not_pickle():
+    import pickle
+
+    model = chainer.Sequential(Dense(2, 2), lambda x: x * 2)
+    with pytest.raises(ValueError, match="lambda"):
+        pickle.dumps(model)
+    for mode in ("share", "copy", "init"):
+        assert len(model.copy(mode)) == 2
+    shared = chainer.Sequential(Dense(2, 2), relu)
+    clone = pickle.loads(pickle.dumps(shared))
+    numpy.testing.assert_array_equal(clone[0].W.array, shared[0].W.array)
+
+
 def test_append_insert_and_names():
     a, b, c = Dense(1, 1), Dense(1, 1), Dense(1, 1)
     model = chainer.Sequential(a, relu)
@@ -225,6 +250,7 @@ def test_repeat_like_the_mushroom_example():
 def test_copyparams():
     src = chainer.Sequential(Dense(2, 2), relu, Dense(2, 3))
     dst = chainer.Sequential(Dense(2, 2), relu, Dense(2, 3))
+    dst.cleargrads()
     dst.copyparams(src)
     for p, q in zip(dst.params(), src.params(), strict=True):
         numpy.testing.assert_array_equal(p.array, q.array)
@@ -239,6 +265,7 @@ def test_copyparams():
 def test_addgrads_and_serialize_use_link_positions():
     src = chainer.Sequential(Dense(2, 2), relu, Dense(2, 3))
     dst = chainer.Sequential(Dense(2, 2), relu, Dense(2, 3))
+    dst.cleargrads()
     for p in src.params():
         p.grad = numpy.ones_like(p.array)
     dst.addgrads(src)

@@ -80,6 +80,21 @@ class TestGrad:
         with pytest.raises(TypeError, match="dtype of data and grad mismatch"):
             x.grad = numpy.ones(3, numpy.float64)
 
+    def test_grad_setter_wraps_in_variable_requiring_grad(self):
+        # As in Chainer: a graph built through grad_var in double backprop
+        # reaches the gradient that was set.
+        x = _var(3)
+        y = x * 2
+        y.grad = numpy.full(3, 3.0, numpy.float32)
+        gy = y.grad_var
+        assert gy.requires_grad
+        assert gy.creator is None
+        y.backward(enable_double_backprop=True)
+        assert x.grad_var.requires_grad
+        x.grad_var.grad = numpy.ones(3, numpy.float32)
+        x.grad_var.backward()
+        numpy.testing.assert_array_equal(gy.grad, [2.0, 2.0, 2.0])
+
     def test_grad_var(self):
         x = _var(3)
         g = Variable(numpy.ones(3, numpy.float32))
@@ -141,8 +156,28 @@ class TestRepr:
         x = Variable(numpy.ones(2, numpy.float32), name="w")
         assert x.summary() == "<variable w>"
         text = x.debug_print()
-        assert "shape: (2,)" in text
-        assert "mean=1.00000000" in text
+        assert text.splitlines() == [
+            "<variable w>",
+            "- device: CPU",
+            "- backend: <class 'numpy.ndarray'>",
+            "- shape: (2,)",
+            "- dtype: float32",
+            "- statistics: mean=1.00000000, std=0.00000000",
+            "- grad: None",
+        ]
+        x.grad = numpy.zeros(2, numpy.float32)
+        assert x.debug_print().endswith("\n- grad: 0")
+        x.grad = numpy.array([1.0, 3.0], numpy.float32)
+        assert x.debug_print().endswith("\n- grad: mean=2.00000000, std=1.00000000")
+        empty = Variable().debug_print().splitlines()
+        assert empty[1:] == [
+            "- device: None",
+            "- backend: None",
+            "- shape: None",
+            "- dtype: None",
+            "- statistics: None",
+            "- grad: None",
+        ]
 
 
 class TestOperatorsAndComparison:
@@ -205,11 +240,16 @@ class TestGraph:
         assert z.creator is None
         assert y.creator is None
 
-    def test_no_graph_without_requires_grad(self):
+    def test_graph_without_requires_grad(self):
+        # As in Chainer: with backprop enabled the creator is recorded even
+        # if no input requires a gradient; the output requires none.
         x = Variable(numpy.ones(3, numpy.float32), requires_grad=False)
         y = x * 2
-        assert y.creator is None
+        assert y.creator is not None
         assert not y.requires_grad
+        assert not y.node.requires_grad
+        with chainer.no_backprop_mode():
+            assert (x * 2).creator is None
 
     def test_no_backprop_mode(self):
         x = _var(3)
@@ -243,11 +283,16 @@ class TestDevice:
         with pytest.raises(RuntimeError, match="chainer-cuda"):
             _var(3).to_gpu()
 
-    def test_chainerx_and_ideep_unsupported(self):
+    def test_chainerx_and_ideep_unavailable(self):
         x = _var(3)
-        for method in (x.to_chx, x.from_chx, x.to_intel64):
-            with pytest.raises(RuntimeError, match="not supported"):
-                method()
+        with pytest.raises(RuntimeError, match="ChainerX is not available"):
+            x.to_chx()
+        with pytest.raises(RuntimeError, match="iDeep is not available"):
+            x.to_intel64()
+        # Not a ChainerX array: from_chx leaves it alone, as in Chainer 7.
+        data = x.array
+        assert x.from_chx() is None
+        assert x.array is data
 
 
 class TestPickleAndCopy:
@@ -294,6 +339,24 @@ class TestParameter:
         p = chainer.Parameter(chainer.initializers.Zero(numpy.float64))
         assert p.dtype == numpy.float64
 
+    def test_dtype_unknown_before_initialization(self):
+        def fill(array):
+            array[...] = 1
+
+        p = chainer.Parameter(fill)
+        with pytest.raises(RuntimeError, match="dtype"):
+            p.dtype  # noqa: B018
+        p.initialize((2,))
+        assert p.dtype == numpy.float32
+
+        def fill_half(array):
+            array[...] = 1
+
+        fill_half.dtype = numpy.float16
+        assert chainer.Parameter(fill_half).dtype == numpy.float16
+        # An initializer whose dtype is None follows the default dtype.
+        assert chainer.Parameter(chainer.initializers.One()).dtype == numpy.float32
+
     def test_bad_initializer(self):
         with pytest.raises(TypeError, match="initializer"):
             chainer.Parameter("bad")
@@ -331,6 +394,30 @@ class TestParameter:
             warnings.simplefilter("always")
             p.zerograd()
         assert any(issubclass(x.category, DeprecationWarning) for x in w)
+
+    def test_gradient_starts_as_nan(self):
+        # Chainer: a parameter created with a shape, or initialized later,
+        # has a NaN-filled gradient until cleargrad (backward accumulates).
+        p = chainer.Parameter(0.5, (3,))
+        assert p.grad.shape == (3,)
+        assert numpy.isnan(p.grad).all()
+        lazy = chainer.Parameter(chainer.initializers.Zero(numpy.float64))
+        assert lazy.grad is None
+        lazy.initialize((2, 2))
+        assert lazy.grad.dtype == numpy.float64
+        assert numpy.isnan(lazy.grad).all()
+
+    def test_grad_state_before_initialization(self):
+        cleared = chainer.Parameter(chainer.initializers.One())
+        cleared.cleargrad()
+        cleared.initialize(2)
+        assert cleared.grad is None
+        zeroed = chainer.Parameter(chainer.initializers.One())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            zeroed.zerograd()
+        zeroed.initialize(2)
+        numpy.testing.assert_array_equal(zeroed.grad, [0.0, 0.0])
 
 
 def test_copydata_into_empty_plain_variable_is_a_clear_error():

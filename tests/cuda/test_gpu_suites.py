@@ -10,6 +10,8 @@ import pathlib
 import subprocess
 import sys
 
+from chainer.testing import BackendConfig
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -32,10 +34,12 @@ def test_every_injected_test_gains_a_gpu_variant():
     cpu_only = _collect("-m", "not gpu", relu)
     gpu = _collect("-m", "gpu", "--gpu-suites", relu)
     assert gpu, "no gpu variants were collected"
-    assert all(name.endswith("__use_cuda_true__cuda_device_0") for name in gpu)
-    stems = {name.rsplit("__", 2)[0] for name in gpu}
-    injected = {name.removesuffix("__cpu") for name in cpu_only if "__cpu" in name}
-    assert stems == injected
+    # One class per configuration, named <Class>_<config.get_func_str()>.
+    cpu_str = BackendConfig({}).get_func_str()
+    gpu_str = BackendConfig({"use_cuda": True}).get_func_str()
+    assert all(gpu_str in name for name in gpu)
+    injected = {name.replace(cpu_str, gpu_str) for name in cpu_only if cpu_str in name}
+    assert set(gpu) == injected
     assert _collect("-m", "gpu", relu) == []
 
 

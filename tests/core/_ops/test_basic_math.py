@@ -339,11 +339,15 @@ def test_same_variable_on_both_sides_accumulates():
     numpy.testing.assert_allclose(x.grad, 2 * x.array + 1)
 
 
-def test_no_graph_without_requires_grad():
+def test_no_gradient_without_requires_grad():
+    # As in Chainer, the graph is recorded, but nothing requires a gradient.
     x = chainer.Variable(numpy.ones(2, numpy.float32), requires_grad=False)
     y = x * 2 + x
-    assert y.creator is None
+    assert y.creator is not None
     assert not y.requires_grad
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    assert x.grad is None
 
 
 # ---------------------------------------------------------------------------

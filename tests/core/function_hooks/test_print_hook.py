@@ -29,7 +29,7 @@ def test_backward_report(square, x):
     assert "function\t_Square" in text
     assert "output gradient" in text
     # The output gradient's statistics: mean of [1, 4, 9].
-    assert "statistics of grad: mean=4.66666" in text
+    assert "- grad: mean=4.66666" in text
 
 
 def test_end_and_flush(square, x):

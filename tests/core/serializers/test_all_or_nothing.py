@@ -342,6 +342,20 @@ def test_lazily_created_state_is_loaded(tmp_path):
             numpy.testing.assert_array_equal(loaded[key], value)
 
 
+def test_lazily_created_state_of_the_wrong_shape_is_refused(tmp_path):
+    # The stored state belongs to a model whose first layer takes 5 inputs;
+    # the optimizer loading it has no state yet, so only the parameter can
+    # tell the shape the state must have.
+    source = _Net(n_in=5)
+    path = _snapshot_of(tmp_path, _with_state(source, 1))
+    net = _trained()
+    optimizer = optimizers.Adam().setup(net)
+    before = _record(net, optimizer)
+    with pytest.raises(ValueError, match=r"state 'm' of shape \(3, 5\).*\(3, 4\)"):
+        serializers.load_npz(str(path), optimizer)
+    _assert_unchanged(before, net, optimizer)
+
+
 def test_uninitialized_parameter_stays_so_after_a_failed_load(tmp_path):
     path = _saved(tmp_path)
     _rewrite(path, {"l2/W.npy": _npy(numpy.zeros((3, 3), dtype="f"))})

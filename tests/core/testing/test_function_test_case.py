@@ -255,21 +255,28 @@ def test_dodge_nondifferentiable_redraws_inputs():
     assert len(draws) >= 2
 
 
+_CPU_STR = _CPU.get_func_str()
+_GPU_STR = testing.BackendConfig({"use_cuda": True}).get_func_str()
+
+
 def test_generated_names_and_markers():
-    names = (
-        [n for n in vars(TestCube) if n.startswith("test")]
-        if isinstance(TestCube, type)
-        else []
-    )
-    assert names == []  # TestCube is a bundle of generated classes
-    generated = [v for k, v in globals().items() if k.startswith("TestCube_param_")]
-    assert len(generated) == 6
-    cls = generated[0]
-    assert callable(cls.test_forward__cpu)
-    gpu_method = cls.test_forward__use_cuda_true__cuda_device_0
-    marks = [m.name for m in getattr(gpu_method, "pytestmark", [])]
-    assert "gpu" in marks
-    assert cls.test_forward is None
+    # Chainer's naming: one class per backend configuration, then one per
+    # parameter set: TestCube_<config>_param_<i>_{...}.
+    assert not isinstance(TestCube, type)
+    generated = {k: v for k, v in globals().items() if k.startswith("TestCube_")}
+    assert len(generated) == 12
+    cpu = [k for k in generated if k.startswith(f"TestCube_{_CPU_STR}_param_")]
+    gpu = [k for k in generated if k.startswith(f"TestCube_{_GPU_STR}_param_")]
+    assert len(cpu) == len(gpu) == 6
+    for name in cpu:
+        method = generated[name].test_forward
+        assert callable(method)
+        assert not any(m.name == "gpu" for m in getattr(method, "pytestmark", []))
+    for name in gpu:
+        marks = [
+            m.name for m in getattr(generated[name].test_forward, "pytestmark", [])
+        ]
+        assert "gpu" in marks
 
 
 def test_base_classes_are_not_collected_but_subclasses_are():

@@ -83,10 +83,14 @@ def _case(cls, name, **attrs):
 
 
 def test_injected_names():
-    assert TestAffine.test_forward is None
-    assert callable(TestAffine.test_forward__cpu)
-    assert callable(TestAffine.test_backward__use_cuda_true__cuda_device_0)
-    assert callable(TestAffineInitializers.test_initializers__cpu)
+    cpu = _CPU.get_func_str()
+    gpu = testing.BackendConfig({"use_cuda": True}).get_func_str()
+    assert callable(globals()[f"TestAffine_{cpu}"].test_forward)
+    assert callable(globals()[f"TestAffine_{gpu}"].test_backward)
+    assert callable(globals()[f"TestAffineInitializers_{cpu}"].test_initializers)
+    assert "TestAffine" not in globals() or not isinstance(
+        globals()["TestAffine"], type
+    )
 
 
 def test_wrong_forward_fails():

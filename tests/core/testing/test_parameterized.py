@@ -105,6 +105,16 @@ def test_product_dict_form():
     assert testing.product({}) == [{}]
 
 
+def test_product_comma_separated_keys():
+    params = testing.product({"shape,axis": [((2, 3), 0), ((4,), -1)], "k": [1]})
+    assert params == [
+        {"k": 1, "shape": (2, 3), "axis": 0},
+        {"k": 1, "shape": (4,), "axis": -1},
+    ]
+    with pytest.raises(ValueError, match="sequence of 2"):
+        testing.product({"a,b": [1]})
+
+
 def test_product_list_form_and_product_dict():
     a = [{"a": 1}, {"a": 2}]
     bc = [{"b": 3, "c": 4}]
@@ -137,3 +147,45 @@ def test_bad_input():
         testing.from_pytest_parameterize("", [1])
     with pytest.raises(TypeError, match="test classes"):
         testing.parameterize({"a": 1})(lambda: None)
+
+
+def test_product_dict_orig_and_pairwise():
+    from chainer.testing import parameterized
+
+    # Chainer's conftest swaps product_dict for the pairwise variant and
+    # restores _product_dict_orig afterwards.
+    assert parameterized._product_dict_orig is testing.product_dict
+    lists = [
+        [{"a": i} for i in range(3)],
+        [{"b": i} for i in range(4)],
+        [{"c": i, "d": -i} for i in range(2)],
+        [{"e": i} for i in range(3)],
+    ]
+    combos = parameterized._pairwise_product_dict(*lists)
+    assert len(combos) < 3 * 4 * 2 * 3
+    keys = ["a", "b", "c", "e"]
+    for i, ki in enumerate(keys):
+        for j in range(i + 1, len(keys)):
+            kj = keys[j]
+            seen = {(d[ki], d[kj]) for d in combos}
+            assert seen == {
+                (x, y) for x in range(len(lists[i])) for y in range(len(lists[j]))
+            }
+    assert all(d["d"] == -d["c"] for d in combos)
+    two = parameterized._pairwise_product_dict(lists[0], lists[1])
+    assert two == testing.product_dict(lists[0], lists[1])
+    assert parameterized._pairwise_product_dict(lists[0], [], lists[1]) == []
+
+
+def test_long_parameter_names_keep_braces_paired():
+    from chainer.testing import parameterized
+
+    value = [{"k": i} for i in range(40)]
+    name = parameterized._param_str({"v": value, "w": "}" + "x" * 200})
+    assert "..." in name
+    depth = 0
+    for c in name:
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        assert depth >= 0
+    assert depth == 0
+    assert name.endswith("}")

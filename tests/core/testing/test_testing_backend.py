@@ -1,4 +1,7 @@
 import inspect
+import subprocess
+import sys
+import textwrap
 import unittest
 
 import numpy
@@ -42,32 +45,113 @@ class TestInjectAfterParameterize(unittest.TestCase):
         assert backend_config.xp is numpy
 
 
+_CPU = testing.BackendConfig({}).get_func_str()
+_GPU = testing.BackendConfig({"use_cuda": True}).get_func_str()
+
+
+def _marks(method):
+    return [m.name for m in getattr(method, "pytestmark", [])]
+
+
 def test_inject_after_parameterize_expands_every_class():
     names = sorted(k for k in globals() if k.startswith("TestInjectAfterParameterize_"))
-    assert len(names) == 2
+    assert names == [
+        f"TestInjectAfterParameterize_param_0_{{k=1}}_{_CPU}",
+        f"TestInjectAfterParameterize_param_1_{{k=2}}_{_CPU}",
+    ]
     for name in names:
-        cls = globals()[name]
-        assert cls.test_k is None
-        assert callable(cls.test_k__cpu)
+        assert callable(globals()[name].test_k)
 
 
-def test_injected_methods():
-    assert TestInjected.test_device is None
-    assert callable(TestInjected.test_device__cpu)
-    assert callable(TestInjected.test_device__use_cuda_true__cuda_device_0)
-    assert callable(TestInjected.test_plain)
-    names = [n for n in dir(TestPytestStyleInjected) if n.startswith("test_config__")]
-    assert names == ["test_config__cpu", "test_config__use_cudnn_always"]
+def test_one_class_per_configuration():
+    # Chainer 7: class <Name>_<config.get_func_str()> per configuration; with
+    # method_names, the other methods run once in a class keeping the name.
+    assert not isinstance(TestInjected, type)
+    base = globals()["TestInjected"]
+    assert base.cases[0][0] == "TestInjected"
+    plain = base.cases[0][1]
+    assert plain.test_device is None
+    assert callable(plain.test_plain)
+    cpu = globals()[f"TestInjected_{_CPU}"]
+    gpu = globals()[f"TestInjected_{_GPU}"]
+    assert callable(cpu.test_device)
+    assert callable(gpu.test_device)
+    # The per-configuration classes leave the other methods out.
+    assert cpu.test_plain is None
+    assert gpu.test_plain is None
+    assert list(inspect.signature(cpu.test_device).parameters) == ["self"]
+    names = sorted(k for k in globals() if k.startswith("TestPytestStyleInjected_"))
+    always = _CPU.replace("use_cudnn_never", "use_cudnn_always")
+    assert set(names) == {
+        f"TestPytestStyleInjected_{_CPU}",
+        f"TestPytestStyleInjected_{always}",
+    }
 
 
 def test_gpu_config_is_marked_and_skipped_without_cuda():
     from chainer.backends import cuda
 
-    method = TestInjected.test_device__use_cuda_true__cuda_device_0
-    assert "gpu" in [m.name for m in method.pytestmark]
+    cls = globals()[f"TestInjected_{_GPU}"]
+    assert "gpu" in _marks(cls.test_device)
+    assert "gpu" not in _marks(globals()[f"TestInjected_{_CPU}"].test_device)
     if not cuda.available:
         with pytest.raises(unittest.SkipTest, match="CUDA"):
-            method(TestInjected("test_plain"))
+            cls("test_device").test_device()
+
+
+def test_configuration_markers():
+    def marks(params):
+        config = testing.BackendConfig(params)
+        names = set()
+        for mark in config.get_pytest_marks():
+
+            def test_stub():
+                pass
+
+            names.update(_marks(mark(test_stub)))
+        return sorted(names - {"skip", "skipif"})
+
+    assert marks({}) == []
+    assert marks({"use_cuda": True}) == ["gpu"]
+    assert marks({"use_cuda": True, "use_cudnn": "always"}) == ["cudnn", "gpu"]
+    assert marks({"use_ideep": "always"}) == ["ideep"]
+    assert marks({"use_chainerx": True, "chainerx_device": "native:0"}) == ["chainerx"]
+    assert marks({"use_chainerx": True, "chainerx_device": "cuda:0"}) == [
+        "chainerx",
+        "gpu",
+    ]
+
+
+def test_markers_deselect_variants(tmp_path):
+    (tmp_path / "test_variants.py").write_text(
+        textwrap.dedent(
+            """
+            import unittest
+            from chainer import testing
+
+            @testing.inject_backend_tests(
+                None,
+                [{}, {"use_ideep": "always"}, {"use_cuda": True},
+                 {"use_chainerx": True, "chainerx_device": "native:0"}])
+            class TestX(unittest.TestCase):
+                def test_a(self, backend_config):
+                    pass
+            """
+        )
+    )
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),
+            *("-m", "not ideep and not gpu and not chainerx", "test_variants.py"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed, 3 deselected" in proc.stdout
 
 
 def test_backend_config_defaults_and_repr():
@@ -75,7 +159,11 @@ def test_backend_config_defaults_and_repr():
     assert config.use_cuda is False
     assert config.use_cudnn == "never"
     assert config.xp is numpy
-    assert config.get_func_str() == "cpu"
+    assert config.get_func_str() == (
+        "use_chainerx_false__chainerx_device_None__use_cuda_false__"
+        "cuda_device_None__use_cudnn_never__cudnn_deterministic_false__"
+        "autotune_false__cudnn_fast_batch_normalization_false__use_ideep_never"
+    )
     assert config.get_pytest_marks() == []
     assert config.skip_reason() is None
     assert repr(config).startswith("<BackendConfig use_chainerx=False")
@@ -87,8 +175,28 @@ def test_backend_config_defaults_and_repr():
 def test_backend_config_cuda_fields():
     config = testing.BackendConfig({"use_cuda": True, "use_cudnn": "always"})
     assert config.cuda_device == 0
-    assert config.get_func_str() == "use_cuda_true__cuda_device_0__use_cudnn_always"
-    assert len(config.get_pytest_marks()) == 1
+    assert "__use_cuda_true__cuda_device_0__use_cudnn_always__" in config.get_func_str()
+    assert len(config.get_pytest_marks()) == 2
+
+
+@testing.inject_backend_tests(None, [{"autotune": True}])
+@testing.inject_backend_tests(None, [{}, {"use_cudnn": "always"}])
+class TestStackedInjection(unittest.TestCase):
+    def test_pair(self, backend_config0, backend_config1):
+        # The innermost decorator's configuration comes first.
+        assert backend_config0.autotune is False
+        assert backend_config1.autotune is True
+
+
+def test_stacked_injections_pass_one_configuration_each():
+    names = sorted(k for k in globals() if k.startswith("TestStackedInjection_"))
+    assert len(names) == 2
+    auto = testing.BackendConfig({"autotune": True}).get_func_str()
+    for name in names:
+        assert name.endswith(f"_{auto}")
+        cls = globals()[name]
+        assert list(inspect.signature(cls.test_pair).parameters) == ["self"]
+        cls("test_pair").test_pair()
 
 
 def test_backend_config_context_restores_config():

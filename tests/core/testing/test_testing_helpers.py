@@ -430,3 +430,29 @@ def test_public_names_exist():
         assert name in dir(testing)
     with pytest.raises(AttributeError):
         testing.no_such_name  # noqa: B018
+
+
+def test_doctest_helper(monkeypatch):
+    from chainer.testing import doctest_helper
+
+    assert doctest_helper.skipif(1) is True
+    assert doctest_helper.skipif_requires_satisfied("numpy") is True
+    assert doctest_helper.skipif_requires_satisfied("no-such-dist-xyz") is False
+    monkeypatch.delenv("CHAINER_TEST_GPU_LIMIT", raising=False)
+    assert doctest_helper.skipif_not_enough_cuda_devices(2) is False
+    monkeypatch.setenv("CHAINER_TEST_GPU_LIMIT", "1")
+    assert doctest_helper.skipif_not_enough_cuda_devices(2) is True
+    assert doctest_helper.skipif_not_enough_cuda_devices(1) is False
+    monkeypatch.setenv("CHAINER_TEST_GPU_LIMIT", "two")
+    with pytest.raises(ValueError, match="CHAINER_TEST_GPU_LIMIT"):
+        doctest_helper.skipif_not_enough_cuda_devices(1)
+
+
+def test_distribution_test_module_paths():
+    from chainer.testing import _distribution_test
+    from chainer.testing import distribution_test
+
+    assert (
+        _distribution_test.distribution_unittest
+        is distribution_test.distribution_unittest
+    )

@@ -181,3 +181,24 @@ def test_infinite_logits():
     assert numpy.all(
         numpy.isneginf(d.log_prob(numpy.array([0, 1], numpy.float32)).array)
     )
+
+
+def test_log_prob_helper_from_logit():
+    # Chainer's private helper: log p(x) from the log-odds, with broadcasting.
+    logit = numpy.random.normal(size=()).astype(numpy.float32)
+    x = numpy.array([0.0, 1.0, 1.0], numpy.float32)
+    y = distributions.bernoulli._bernoulli_log_prob(logit, x)
+    assert y.shape == (3,)
+    p = 1 / (1 + numpy.exp(-logit))
+    numpy.testing.assert_allclose(y.array, stats.bernoulli.logpmf(x, p), rtol=1e-5)
+    gradient_check.check_backward(
+        lambda lg: distributions.bernoulli._bernoulli_log_prob(lg, x),
+        logit,
+        numpy.ones(3, numpy.float32),
+        atol=1e-2,
+        rtol=1e-2,
+    )
+    inf = numpy.full((3,), numpy.inf, numpy.float32)
+    with numpy.errstate(divide="ignore"):
+        y = distributions.bernoulli._bernoulli_log_prob(inf, x)
+    numpy.testing.assert_array_equal(y.array, [-numpy.inf, 0.0, 0.0])

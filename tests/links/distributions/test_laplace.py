@@ -115,3 +115,19 @@ def test_kl_divergence(kl_monte_carlo):
 def test_bad_parameters():
     with pytest.raises(TypeError, match="float dtype"):
         distributions.Laplace(numpy.zeros(2, numpy.int32), numpy.ones(2, numpy.int32))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_standard_cdf_and_icdf_helpers(dtype):
+    # Chainer's private helpers of the standard Laplace distribution.
+    x = numpy.random.normal(size=(2, 3)).astype(dtype)
+    y = distributions.laplace._laplace_cdf(x)
+    assert y.dtype == dtype
+    numpy.testing.assert_allclose(y.array, stats.laplace.cdf(x), rtol=1e-5)
+    u = numpy.random.uniform(0.02, 0.98, (2, 3)).astype(dtype)
+    z = distributions.laplace._laplace_icdf(u)
+    numpy.testing.assert_allclose(z.array, stats.laplace.ppf(u), rtol=1e-4)
+    gy = numpy.random.normal(size=(2, 3)).astype(dtype)
+    gradient_check.check_backward(
+        distributions.laplace._laplace_cdf, x, gy, atol=1e-2, rtol=1e-2
+    )

@@ -12,7 +12,6 @@ import pkgutil
 import numpy
 
 __path__ = pkgutil.extend_path(__path__, __name__)
-__version__ = "0.1.0"
 
 from chainer import _host_memory
 from chainer import _namespace
@@ -33,6 +32,7 @@ from chainer import serializer
 from chainer import variable
 from chainer._backprop import backward
 from chainer._runtime_info import print_runtime_info
+from chainer._version import __version__
 from chainer.backend import get_device
 from chainer.backend import using_device
 from chainer.configuration import config
@@ -79,6 +79,9 @@ _namespace.install()
 # fast; ``import chainer.X`` works as usual.
 _LAZY_SUBMODULES = frozenset(
     {
+        "_backend",
+        "_backprop_utils",
+        "_environment_check",
         "backends",
         "computational_graph",
         "cuda",
@@ -93,13 +96,16 @@ _LAZY_SUBMODULES = frozenset(
         "iterators",
         "link_hooks",
         "links",
+        "memory_layouts",
         "optimizer_hooks",
         "optimizers",
         "plugins",
         "serializers",
         "testing",
         "training",
+        "types",
         "utils",
+        "warnings",
     }
 )
 _DISTRIBUTION_NAMES = frozenset(
@@ -111,7 +117,18 @@ def __getattr__(name):
     import importlib
 
     if name == "cuda":
-        return importlib.import_module("chainer.backends.cuda")
+        # chainer/cuda.py makes ``chainer.cuda`` the very module object of
+        # chainer.backends.cuda, also in sys.modules.
+        return importlib.import_module("chainer.cuda")
+    if name == "basic_math":
+        # Chainer 7 exposes the module of Variable's operators here; it is
+        # chainer-links' chainer.functions.math.basic_math.
+        try:
+            return importlib.import_module("chainer.functions.math.basic_math")
+        except ModuleNotFoundError as e:
+            if e.name is not None and not e.name.startswith("chainer.functions"):
+                raise
+            raise AttributeError(str(e)) from e
     if name in _LAZY_SUBMODULES:
         try:
             return importlib.import_module(f"chainer.{name}")
@@ -288,4 +305,3 @@ def should_use_cudnn_tensor_core(dtype):
     from chainer.backends import cuda
 
     return cuda.should_use_cudnn_tensor_core(dtype)
-

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import threading
+import warnings
 import weakref
 
 import numpy
@@ -480,10 +481,7 @@ def _initial_grad(y, loss_scale):
         # An empty variable (ChainerMN's delegate variables) has an empty
         # initial gradient: nothing to choose.
         if y._data.size > 1:
-            raise ValueError(
-                "Variable.backward needs the initial gradient of a variable with "
-                f"more than one element (shape {y._data.shape}): set its grad first"
-            )
+            return None
         xp = y.xp
         g = xp.ones_like(y._data)
         if loss_scale is not None:
@@ -508,6 +506,10 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
     if y._node._creator_node is None:
         return
     gy = _initial_grad(y, loss_scale)
+    if gy is None:
+        # As in Chainer: a variable of several elements without a gradient
+        # has nothing to propagate.
+        return
     with _backward_mode(enable_double_backprop):
         _backprop([y], [gy], retain_grad, loss_scale)
 
@@ -515,33 +517,65 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
 def backward(outputs, grad_outputs=None, **kwargs):
     """Runs backprop from several output variables at once.
 
+    Unlike :meth:`Variable.backward`, it never makes up an initial gradient:
+    an output without one is skipped.
+
     Args:
         outputs (tuple or list of Variable): Output variables.
-        grad_outputs (tuple or list of Variable or None): Their gradients; a
-            None entry uses the variable's ``grad_var``, or one for a
-            one-element output.
+        grad_outputs (tuple or list of Variable or None): Their gradients
+            (a None entry skips that output). If None, each output's
+            ``grad_var`` is taken (and cleared from the output); an output
+            without one, or given twice, is skipped with a ``RuntimeWarning``.
         enable_double_backprop (bool): Keyword only; build the backward graph.
     """
     enable_double_backprop = kwargs.pop("enable_double_backprop", False)
     if kwargs:
         raise TypeError(f"unexpected keyword arguments: {sorted(kwargs)}")
     if not isinstance(outputs, (tuple, list)):
-        raise TypeError("outputs must be a tuple or a list of Variables")
+        raise TypeError(
+            f"outputs must be a tuple or a list, not {type(outputs).__name__}"
+        )
+    for y in outputs:
+        if not isinstance(y, _Variable):
+            raise TypeError(f"each output must be a Variable, not {type(y).__name__}")
     if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
+        grad_outputs = []
+        for y in outputs:
+            gv = y._grad_var
+            if gv is None:
+                warnings.warn(
+                    "outputs contains a Variable without grad, or duplicate "
+                    "outputs; it is skipped: chainer.backward does not set a "
+                    "default grad",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            # Taken from the output, so a duplicate finds none.
+            y._grad_var = None
+            grad_outputs.append(gv)
+    elif not isinstance(grad_outputs, (tuple, list)):
+        raise TypeError(
+            "grad_outputs must be None, a tuple or a list, "
+            f"not {type(grad_outputs).__name__}"
+        )
     elif len(grad_outputs) != len(outputs):
-        raise ValueError("outputs and grad_outputs must have the same length")
+        raise ValueError(
+            "grad_outputs must be of the same length as outputs: "
+            f"{len(grad_outputs)} != {len(outputs)}"
+        )
+    ys = []
     gys = []
     for y, gy in zip(outputs, grad_outputs, strict=True):
-        if not isinstance(y, _Variable):
-            raise TypeError("each output must be a Variable")
         if gy is None:
-            gy = _initial_grad(y, None)
-        elif not isinstance(gy, _Variable):
+            continue
+        if not isinstance(gy, _Variable):
             gy = _Variable._make(gy, False)
+        ys.append(y)
         gys.append(gy)
+    if not ys:
+        return
     with _backward_mode(enable_double_backprop):
-        _backprop(list(outputs), gys, False, None)
+        _backprop(ys, gys, False, None)
 
 
 def grad(
@@ -569,11 +603,7 @@ def grad(
     gys = []
     for y, gy in zip(outputs, grad_outputs, strict=True):
         if gy is None:
-            if y._data.size != 1:
-                raise ValueError(
-                    "grad_outputs must be given for outputs with more than one "
-                    f"element (shape {y._data.shape})"
-                )
+            # Unlike Variable.backward, any output is seeded with ones.
             g = y.xp.ones_like(y._data)
             if loss_scale is not None:
                 g *= loss_scale

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections.abc
 from collections.abc import Iterator
 from typing import Any
 
@@ -186,7 +187,7 @@ class Chain(Link):
         return f"{type(self).__name__}({_indented_entries(self._named_children())})"
 
 
-class ChainList(Link):
+class ChainList(Link, collections.abc.MutableSequence):
     """Composable link with list-like interface.
 
     Child links are indexed by non-negative integers in registration order;
@@ -234,6 +235,34 @@ class ChainList(Link):
             Link: The ``index``-th child link.
         """
         return self._children[index]
+
+    def __setitem__(self, index, value) -> None:
+        """Replaces the child at ``index`` (or the children of a slice).
+
+        Args:
+            index (int or slice): Position(s) to replace.
+            value: A link, or an iterable of links for a slice.
+        """
+        if isinstance(index, slice):
+            links = list(value)
+            for link in links:
+                self._check_link(link)
+            self._children[index] = links
+            self._rename_children()
+        elif isinstance(index, int):
+            self._check_link(value)
+            self._children[index] = value
+            value.name = str(index % len(self._children))
+        else:
+            raise TypeError(
+                "ChainList indices must be integers or slices, not "
+                f"{type(index).__name__}"
+            )
+
+    def __delitem__(self, index) -> None:
+        """Removes the child at ``index`` (or the children of a slice)."""
+        del self._children[index]
+        self._rename_children()
 
     def __iter__(self) -> Iterator[Link]:
         return iter(self._children)

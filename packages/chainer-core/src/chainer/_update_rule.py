@@ -392,6 +392,11 @@ class UpdateRule:
             serializer (~chainer.AbstractSerializer): Serializer or
                 deserializer object.
         """
+        self._serialize(serializer, None)
+
+    def _serialize(self, serializer, param):
+        # ``param`` (the parameter this rule updates, if the caller knows
+        # it) gives the shapes that new state entries must have.
         self.t = serializer("t", self.t)
         state = self._state
         if state is not None:
@@ -401,12 +406,19 @@ class UpdateRule:
         if not isinstance(serializer, serializer_module.Deserializer):
             return
         # init_state runs on a shallow copy sharing the new state dict, which
-        # names the entries to load (and holds their initial values).
+        # names the entries to load (and their expected shapes when the
+        # parameter is known).
         self._state = state = {}
         probe = copy.copy(self)
-        dummy = numpy.zeros(1, dtype=numpy.float32)
+        param_shape = None
+        if param is not None and param.array is not None:
+            param_shape = tuple(param.shape)
+            dummy = numpy.zeros(param_shape, dtype=param.dtype)
+        else:
+            dummy = numpy.zeros(1, dtype=numpy.float32)
         try:
             probe.init_state(variable.Variable(dummy, grad=dummy.copy()))
+            expected = {key: getattr(v, "shape", None) for key, v in state.items()}
             for key in list(state):
                 try:
                     value = serializer(key, None)
@@ -419,6 +431,17 @@ class UpdateRule:
                     # the first update instead.
                     self._state = None
                     return
+                shape = getattr(value, "shape", None)
+                if (
+                    expected[key] is not None
+                    and param_shape is not None
+                    and shape != expected[key]
+                ):
+                    raise ValueError(
+                        f"update rule state {key!r} of shape {shape} does not "
+                        f"fit the parameter of shape {param_shape} (expected "
+                        f"{expected[key]})"
+                    )
                 state[key] = value
         except BaseException:
             self._state = None

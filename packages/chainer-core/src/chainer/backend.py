@@ -134,25 +134,6 @@ class CpuDevice(Device):
 _CPU = CpuDevice()
 
 
-def _unavailable(what: str, hint: str):
-    class _Unavailable(Device):
-        __doc__ = f"{what}; not available in this installation."
-
-        def __init__(self, *args, **kwargs):
-            raise RuntimeError(f"{what} is not available: {hint}")
-
-    _Unavailable.__name__ = _Unavailable.__qualname__ = what.split()[0]
-    return _Unavailable
-
-
-Intel64Device = _unavailable(
-    "Intel64Device (iDeep)", "iDeep acceleration is not supported by this Chainer"
-)
-ChainerxDevice = _unavailable(
-    "ChainerxDevice (ChainerX)", "ChainerX is not supported by this Chainer"
-)
-
-
 class GpuDevice(Device):
     """A CUDA device, provided by the ``chainer-cuda`` plugin (``'@cupy:N'``).
 
@@ -215,17 +196,29 @@ def _device_from_string(spec: str) -> Device:
         # Chainer's examples pass --device '-1' / '0' strings straight through.
         return get_device(int(stripped))
     if not spec.startswith("@"):
-        raise ValueError(
-            f"invalid device specifier {spec!r}: expected '@numpy', '@cupy:N' "
-            "or '@<backend>[:N]'"
-        )
+        # Chainer 7 reads specifiers without '@' as ChainerX devices
+        # ('native', 'native:0', 'cuda:1').
+        import chainerx
+
+        if not chainerx.is_available():
+            raise RuntimeError(
+                f"invalid device specifier {spec!r}: specifiers without '@' are "
+                "ChainerX devices ('native:0', 'cuda:0'), and ChainerX is not "
+                "available in this Chainer; use '@numpy' for the CPU or "
+                "'@cupy:N' for a GPU"
+            )
+        raise ValueError(f"invalid device specifier {spec!r}")  # pragma: no cover
     name, sep, index = spec[1:].partition(":")
     if name == "numpy":
         if sep:
             raise ValueError(f"invalid device specifier {spec!r}: '@numpy' has no id")
         return _CPU
     if name == "intel64":
-        return Intel64Device()
+        if sep:
+            raise ValueError(f"invalid device specifier {spec!r}: '@intel64' has no id")
+        from chainer.backends import intel64
+
+        return intel64.Intel64Device()
     if sep:
         try:
             idx = int(index)
@@ -252,12 +245,19 @@ def get_device(device_spec) -> Device:
     Args:
         device_spec: One of a :class:`Device`; a string ``'@numpy'``,
             ``'@cupy:N'`` or ``'@<backend>[:N]'`` of a registered plugin backend;
-            an integer (negative: CPU, ``N >= 0``: CUDA device N, the legacy
-            form); a tuple ``(numpy, )``/``(cupy, N)``; the ``numpy`` module; or
-            a ``cupy.cuda.Device``.
+            an integer or a string holding one (negative: CPU, ``N >= 0``:
+            CUDA device N, the legacy form); a tuple ``(numpy, )``/``(cupy,
+            N)``; the ``numpy`` module; or a ``cupy.cuda.Device``.
 
     Returns:
         Device: The device.
+
+    Raises:
+        TypeError: ``device_spec`` is of none of these types.
+        ValueError: A malformed ``'@...'`` string.
+        RuntimeError: A ChainerX specifier (a string without ``'@'``, such
+            as ``'native:0'``: ChainerX is not available), ``'@intel64'``
+            (iDeep is not available), or a CUDA device without CUDA.
     """
     if isinstance(device_spec, Device):
         return device_spec
@@ -283,7 +283,10 @@ def get_device(device_spec) -> Device:
         return _device_from_string(f"@cupy:{int(device_spec.id)}")
     if getattr(device_spec, "__name__", None) == "cupy":
         return _device_from_string("@cupy:0")
-    raise ValueError(f"invalid device specifier: {device_spec!r}")
+    raise TypeError(
+        f"invalid device specifier: {device_spec!r} (a Device, a string such as "
+        "'@numpy' or '@cupy:0', an integer, or a cupy.cuda.Device expected)"
+    )
 
 
 def _device_class_for_type(t: type):
@@ -417,29 +420,76 @@ def copyto(dst, src) -> None:
     dev.xp.copyto(dst, src)
 
 
-@contextlib.contextmanager
 def using_device(device_spec):
     """Context manager making a device current for its block.
 
+    The specifier is resolved at once, so an invalid one raises here, not
+    when the block is entered.
+
     Args:
         device_spec: Anything :func:`get_device` accepts.
+
+    Returns:
+        A context manager whose ``with`` target is the :class:`Device`.
     """
-    device = get_device(device_spec)
+    return _using(get_device(device_spec))
+
+
+@contextlib.contextmanager
+def _using(device):
     with device:
         yield device
 
 
-def _unsupported_chx(*args, **kwargs):
-    raise RuntimeError("ChainerX is not supported by this Chainer")
+def _contains_nan(x) -> bool:
+    """Returns whether the array ``x`` has NaN values."""
+    if x.dtype.kind in ("f", "c"):
+        device = get_device_from_array(x)
+        with using_device(device):
+            return bool(device.xp.isnan(x).any())
+    return False
 
 
 def to_chx(array):
-    """ChainerX conversion; ChainerX is not supported, so this raises RuntimeError."""
-    _unsupported_chx()
+    """Converts an array or arrays to ChainerX.
+
+    Args:
+        array: An array, or a list or tuple of arrays.
+
+    Raises:
+        RuntimeError: ChainerX is not available in this Chainer.
+    """
+    from chainer.backends import _chainerx
+
+    return _chainerx.to_chx(array)
 
 
 def from_chx(array):
-    """ChainerX conversion; arrays that are not ChainerX arrays pass through."""
-    if type(array).__module__.startswith("chainerx"):
-        _unsupported_chx()
-    return array
+    """Converts ChainerX arrays to NumPy or CuPy arrays without copying.
+
+    Other arrays pass through unchanged (without ChainerX, that is every
+    array).
+
+    Args:
+        array: An array, or a list or tuple of arrays.
+
+    Returns:
+        The arrays, none of them a ChainerX array.
+    """
+    from chainer.backends import _chainerx
+
+    return _chainerx.from_chx(array)
+
+
+def __getattr__(name):
+    # The iDeep and ChainerX devices live in their backend modules, imported
+    # on first use.
+    if name == "Intel64Device":
+        from chainer.backends import intel64
+
+        return intel64.Intel64Device
+    if name == "ChainerxDevice":
+        from chainer.backends import _chainerx
+
+        return _chainerx.ChainerxDevice
+    raise AttributeError(f"module 'chainer.backend' has no attribute {name!r}")

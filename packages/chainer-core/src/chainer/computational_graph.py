@@ -18,6 +18,12 @@ def _quote(value):
     return f'"{text}"'
 
 
+class _UnsupportedFormat(ValueError, NotImplementedError):
+    # A ValueError, and the NotImplementedError Chainer raises for a format
+    # other than DOT.
+    pass
+
+
 class DotNode:
     """Node of the computational graph, with its attributes in the DOT language.
 
@@ -169,7 +175,9 @@ class ComputationalGraph:
             str: The graph in the DOT language.
         """
         if format != "dot":
-            raise ValueError(f"unsupported format {format!r}: only 'dot' is supported")
+            raise _UnsupportedFormat(
+                f"unsupported format {format!r}: only 'dot' is supported"
+            )
         return self._to_dot()
 
 

@@ -2,23 +2,53 @@
 
 from __future__ import annotations
 
+import abc
+import warnings
+import weakref
+from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy
 
 from chainer import backend
+from chainer.utils import meta
 
 
-class DeviceResident:
+def _deprecated_move(obj, method: str, replacement: str) -> None:
+    warnings.warn(
+        f"{type(obj).__name__}.{method}() is deprecated since Chainer 7: use "
+        f"{type(obj).__name__}.to_device({replacement}) instead.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+if TYPE_CHECKING:  # a class mypy can analyse; the same base at run time
+
+    class _FinalBase:
+        pass
+
+else:
+    _FinalBase = meta.enable_final(meta_base=abc.ABCMeta)
+
+
+class DeviceResident(_FinalBase):
     """A base class of objects with multi-device hierarchy.
 
     Device residents (links, and anything else holding arrays that should
     follow a model across devices) remember the :class:`~chainer.backend.Device`
-    they are on. Moving one with :meth:`to_device`, :meth:`to_cpu` or
-    :meth:`to_gpu` walks the hierarchy with a
+    they are on. Moving one with :meth:`to_device` walks the hierarchy with a
     :class:`DeviceResidentsVisitor`; a subclass that holds arrays the base
     class does not know about overrides :meth:`device_resident_accept` and
     passes them to the visitor.
+
+    As in Chainer 7, :meth:`to_device`, :meth:`to_chx` and :meth:`from_chx`
+    are final (a subclass overriding one is a ``TypeError``), and
+    :meth:`to_cpu`, :meth:`to_gpu` and :meth:`to_intel64` are deprecated
+    (calling one, or overriding one, emits a ``DeprecationWarning``). A
+    subclass written for Chainer < 6 that overrides them to move extra
+    attributes still works: when its parent moves, the override is called
+    (``to_cpu`` for a move to the CPU, ``to_gpu`` to a GPU).
     """
 
     # Class-level default so that subclasses forgetting ``super().__init__()``
@@ -50,6 +80,7 @@ class DeviceResident:
         """
         visitor.visit_device_resident(self)
 
+    @meta.final
     def to_device(self, device: Any) -> DeviceResident:
         """Copies parameter variables and persistent values to the given device.
 
@@ -68,20 +99,29 @@ class DeviceResident:
         self.device_resident_accept(_ToDeviceVisitor(device))
         return self
 
+    @meta.final(action=DeprecationWarning)
     def to_cpu(self) -> DeviceResident:
         """Copies parameter variables and persistent values to CPU.
+
+        .. deprecated:: v7.0.0
+           Use :meth:`to_device` (``to_device('@numpy')``) instead.
 
         Returns:
             DeviceResident: ``self``.
         """
+        _deprecated_move(self, "to_cpu", "'@numpy'")
         visitor = _ToDeviceVisitor(
-            backend.CpuDevice(), legacy_method=("to_cpu", {}), starting=self
+            backend.CpuDevice(), entry_method=("to_cpu", {}), starting=self
         )
         self.device_resident_accept(visitor)
         return self
 
+    @meta.final(action=DeprecationWarning)
     def to_gpu(self, device: Any = None) -> DeviceResident:
         """Copies parameter variables and persistent values to a GPU.
+
+        .. deprecated:: v7.0.0
+           Use :meth:`to_device` (``to_device('@cupy:0')``) instead.
 
         As in Chainer, arrays already on some GPU are left where they are;
         use :meth:`to_device` to move between GPUs.
@@ -96,6 +136,7 @@ class DeviceResident:
         Raises:
             RuntimeError: CUDA (CuPy and ``chainer-cuda``) is not available.
         """
+        _deprecated_move(self, "to_gpu", "'@cupy:N'")
         from chainer.backends import cuda
 
         cuda.check_cuda_available()
@@ -111,36 +152,52 @@ class DeviceResident:
             raise ValueError(f"to_gpu needs a GPU device, got {gpu}")
         visitor = _ToDeviceVisitor(
             gpu,
-            legacy_method=("to_gpu", {"device": requested}),
+            entry_method=("to_gpu", {"device": requested}),
             starting=self,
             keep_on_same_backend=True,
         )
         self.device_resident_accept(visitor)
         return self
 
+    @meta.final(action=DeprecationWarning)
     def to_intel64(self) -> DeviceResident:
-        """Copies arrays to the iDeep (Intel64) backend; not supported here.
+        """Copies arrays to the iDeep (Intel64) backend.
+
+        .. deprecated:: v7.0.0
+           Use :meth:`to_device` (``to_device('@intel64')``) instead.
 
         Raises:
-            RuntimeError: Always; iDeep is not supported by this Chainer.
+            RuntimeError: iDeep is not available in this Chainer.
         """
-        raise RuntimeError(
-            f"{type(self).__name__}.to_intel64: iDeep (Intel64) acceleration is "
-            "not supported by this Chainer"
-        )
+        _deprecated_move(self, "to_intel64", "'@intel64'")
+        from chainer.backends import intel64
 
+        intel64.check_ideep_available()
+        visitor = _ToDeviceVisitor(
+            intel64.Intel64Device(), entry_method=("to_intel64", {}), starting=self
+        )
+        self.device_resident_accept(visitor)
+        return self
+
+    @meta.final
     def to_chx(self) -> DeviceResident:
-        """Converts arrays to ChainerX arrays; not supported here.
+        """Converts parameter variables and persistent values to ChainerX.
 
         Raises:
-            RuntimeError: Always; ChainerX is not supported by this Chainer.
+            RuntimeError: ChainerX is not available in this Chainer.
         """
-        raise RuntimeError(
-            f"{type(self).__name__}.to_chx: ChainerX is not supported by this Chainer"
-        )
+        import chainerx
 
+        if not chainerx.is_available():
+            raise RuntimeError(
+                "ChainerX is not available: this Chainer does not include "
+                "ChainerX (chainerx.is_available() is False)."
+            )
+        return self  # pragma: no cover - ChainerX never exists here
+
+    @meta.final
     def from_chx(self) -> DeviceResident:
-        """Converts ChainerX arrays back to NumPy/CuPy arrays.
+        """Converts ChainerX arrays back to NumPy/CuPy arrays without copying.
 
         Without ChainerX nothing can be on a ChainerX device, so this leaves
         the object as it is.
@@ -148,6 +205,7 @@ class DeviceResident:
         Returns:
             DeviceResident: ``self``.
         """
+        self.device_resident_accept(_FromChxVisitor())
         return self
 
 
@@ -185,27 +243,59 @@ class DeviceResidentsVisitor:
         """
 
 
+# Overridable legacy methods, each with the DeviceResident implementation.
+_LEGACY_METHODS = ("to_cpu", "to_gpu", "to_intel64")
+_overridden_by_type: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _overridden_methods(cls) -> frozenset:
+    found = _overridden_by_type.get(cls)
+    if found is None:
+        found = frozenset(
+            name
+            for name in _LEGACY_METHODS
+            if getattr(cls, name, None) is not getattr(DeviceResident, name)
+        )
+        _overridden_by_type[cls] = found
+    return found
+
+
+def _legacy_call_for(device):
+    # The Chainer < 6 method a move to ``device`` corresponds to.
+    if isinstance(device, backend.CpuDevice):
+        return "to_cpu", {}
+    xp = device.xp
+    if getattr(xp, "__name__", None) == "cupy":
+        return "to_gpu", {"device": getattr(getattr(device, "device", None), "id", 0)}
+    if type(device).__name__ == "Intel64Device":  # pragma: no cover - no iDeep
+        return "to_intel64", {}
+    return None, {}
+
+
 class _ToDeviceVisitor(DeviceResidentsVisitor):
     """Moves every array it visits to one device."""
 
     def __init__(
-        self, device, legacy_method=None, starting=None, keep_on_same_backend=False
+        self, device, entry_method=None, starting=None, keep_on_same_backend=False
     ):
         self._device = device
-        self._legacy_method = legacy_method
+        self._entry_method = entry_method
         self._starting = starting
         self._keep = keep_on_same_backend
 
     def visit_device_resident(self, device_resident):
         device_resident._device = self._device
-        if self._legacy_method is None or device_resident is self._starting:
+        overridden = _overridden_methods(type(device_resident))
+        if not overridden or device_resident is self._starting:
             return
         # Links written for Chainer < 6 override to_cpu/to_gpu to move extra
         # attributes; calling the override keeps them working when a parent
         # is moved.
-        method_name, kwargs = self._legacy_method
-        method = getattr(type(device_resident), method_name, None)
-        if method is not None and method is not getattr(DeviceResident, method_name):
+        if self._entry_method is not None:
+            method_name, kwargs = self._entry_method
+        else:
+            method_name, kwargs = _legacy_call_for(self._device)
+        if method_name in overridden:
             getattr(device_resident, method_name)(**kwargs)
 
     def _stays(self, arr) -> bool:
@@ -222,3 +312,13 @@ class _ToDeviceVisitor(DeviceResidentsVisitor):
         if arr is not None and self._stays(arr):
             return
         param.to_device(self._device)
+
+
+class _FromChxVisitor(DeviceResidentsVisitor):
+    """Converts ChainerX arrays to NumPy/CuPy ones (none exist here)."""
+
+    def visit_array(self, arr):
+        return backend.from_chx(arr)
+
+    def visit_variable(self, param):
+        param.from_chx()

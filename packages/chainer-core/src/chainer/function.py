@@ -69,24 +69,27 @@ class FunctionAdapter(function_node.FunctionNode):
         self._function.check_type_forward(in_types)
 
     def forward(self, inputs):
-        self.retain_inputs(tuple(range(len(inputs))))
-        outputs = self._function.forward(inputs)
+        func = self._function
+        # What the function retains is decided anew by each call's forward;
+        # an old-style function keeps every input unless it says otherwise.
+        func._input_indexes_to_retain = None
+        func._output_indexes_to_retain = None
+        outputs = func.forward(inputs)
         if not isinstance(outputs, tuple):
             raise TypeError(
                 f"{self.label}.forward must return a tuple of arrays, "
                 f"got {type(outputs).__name__}"
             )
-        func = self._function
+        kept = func._input_indexes_to_retain
+        self.retain_inputs(tuple(range(len(inputs))) if kept is None else kept)
         if func._output_indexes_to_retain is not None:
             self.retain_outputs(func._output_indexes_to_retain)
         return outputs
 
     def backward(self, target_input_indexes, grad_outputs):
         func = self._function
-        in_data = [x.data for x in self.inputs]
-        if func._input_indexes_to_retain is not None:
-            keep = set(func._input_indexes_to_retain)
-            in_data = [d if i in keep else None for i, d in enumerate(in_data)]
+        keep = set(self._input_indexes_to_retain or ())
+        in_data = [x.data if i in keep else None for i, x in enumerate(self.inputs)]
         grad_out_data = tuple(None if g is None else g._data for g in grad_outputs)
         with configuration.using_config("enable_backprop", False):
             gxs = func.backward(tuple(in_data), grad_out_data)

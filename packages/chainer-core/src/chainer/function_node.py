@@ -123,8 +123,9 @@ class FunctionNode:
             inputs: Tuple of input :class:`~chainer.Variable` or arrays.
 
         Returns:
-            tuple of Variable: The outputs. A graph node is recorded only if
-            backprop is enabled and some input requires a gradient.
+            tuple of Variable: The outputs. If backprop is enabled, this node
+            becomes their creator (even if no input requires a gradient); they
+            require a gradient if some input does.
         """
         input_nodes = []
         in_data = []
@@ -137,12 +138,11 @@ class FunctionNode:
                 if x._requires_grad:
                     requires_grad = True
             else:
-                if x is None:
-                    raise TypeError(f"{self.label}: input must not be None")
-                if type(x) is _ndarray:
+                if x is None or type(x) is _ndarray:
                     # A plain NumPy array (labels, constants) gets a graph
                     # node only: the Variable that would wrap it dies with
-                    # this call anyway.
+                    # this call anyway. None (an absent gradient given to a
+                    # gradient function) reaches forward as None.
                     input_nodes.append(_array_node(x))
                     data = x
                 else:
@@ -205,7 +205,7 @@ class FunctionNode:
             for hook in hooks.values():
                 hook.forward_preprocess(self, in_data)
 
-        if _kernel_overrides:
+        if _kernel_overrides and in_data:
             kernel = _kernel_overrides.get((type(self), _backend_name(in_data[0])))
             outputs = self.forward(in_data) if kernel is None else kernel(self, in_data)
         else:
@@ -230,7 +230,7 @@ class FunctionNode:
 
         # Single-input / single-output cases skip the generic loops: they are
         # most applications.
-        if not (requires_grad and enable_backprop):
+        if not enable_backprop:
             if len(outputs) == 1:
                 return (_make_variable(outputs[0], requires_grad),)
             return tuple([_make_variable(y, requires_grad) for y in outputs])
@@ -269,6 +269,11 @@ class FunctionNode:
                     ret[index]._node.data = outputs[index]
                     retained.append(outputs[index])
                 self._retained_output_data = tuple(retained)
+        if not requires_grad:
+            # As in Chainer, the graph is recorded whenever backprop is
+            # enabled; outputs of inputs that need no gradient need none.
+            for v in ret:
+                v._requires_grad = v._node._requires_grad = False
         if debug:
             self.stack = traceback.extract_stack()
         return ret
@@ -277,7 +282,7 @@ class FunctionNode:
         first = None
         for x in in_data:
             t = type(x)
-            if t is _ndarray:
+            if t is _ndarray or x is None:
                 continue
             if first is None:
                 first = t
@@ -288,7 +293,7 @@ class FunctionNode:
                 return
         from chainer import backend
 
-        devices = {backend.get_device_from_array(x) for x in in_data}
+        devices = {backend.get_device_from_array(x) for x in in_data if x is not None}
         if len(devices) > 1:
             names = ", ".join(sorted(str(d) for d in devices))
             raise TypeError(
@@ -430,11 +435,17 @@ class FunctionNode:
         )
 
     def get_retained_inputs(self):
-        """Returns the retained inputs as a tuple of Variables."""
+        """Returns the retained inputs as a tuple of Variables.
+
+        A retained input that had no array (a None input) is None.
+        """
         if self._input_indexes_to_retain is None or self.inputs is None:
             return ()
         inputs = self.inputs
-        return tuple(inputs[i].get_variable() for i in self._input_indexes_to_retain)
+        return tuple(
+            None if inputs[i].data is None else inputs[i].get_variable()
+            for i in self._input_indexes_to_retain
+        )
 
     def get_retained_outputs(self):
         """Returns the retained outputs as a tuple of Variables.
@@ -523,7 +534,8 @@ def grad(
         outputs (tuple or list of Variable): Outputs to differentiate.
         inputs (tuple or list of Variable): Variables to differentiate by.
         grad_outputs (tuple or list of Variable or None): Initial gradients of
-            the outputs; None means one for one-element outputs.
+            the outputs. A None entry (or None for all) is an array of ones
+            shaped like that output, whatever its size.
         grad_inputs (tuple or list of Variable or None): Initial values added
             to the input gradients.
         set_grad (bool): Also store the results in ``inputs[i].grad_var``.

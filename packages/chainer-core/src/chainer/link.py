@@ -106,6 +106,12 @@ class Link(device_resident.DeviceResident):
                 shape, dtype = _shape_and_dtype(name, value)
                 self.add_param(name, shape, dtype=dtype)
 
+    def _check_init_called(self) -> None:
+        # A subclass whose __init__ forgets super().__init__() has no
+        # registries; say so instead of failing on a missing attribute.
+        if "_params" not in self.__dict__:
+            raise RuntimeError("Link.__init__() has not been called.")
+
     # -- registration ------------------------------------------------------
     @property
     def within_init_scope(self) -> bool:
@@ -131,6 +137,7 @@ class Link(device_resident.DeviceResident):
             >>> sorted(name for name, _ in MyLink().namedparams())
             ['/W', '/b']
         """
+        self._check_init_called()
         old_flag = self._within_init_scope
         self._within_init_scope = True
         try:
@@ -169,6 +176,7 @@ class Link(device_resident.DeviceResident):
         Raises:
             AttributeError: An attribute named ``name`` already exists.
         """
+        self._check_init_called()
         if not isinstance(name, str):
             raise TypeError(f"parameter name must be a str, got {type(name).__name__}")
         if name in self.__dict__:
@@ -372,8 +380,8 @@ class Link(device_resident.DeviceResident):
                 initializer.
 
         Returns:
-            Link: Copied link object; its ``name`` is reset to ``None`` since
-            it belongs to no parent.
+            Link: Copied link object. With ``'share'`` its ``name`` is reset
+            to ``None``; the deep copies keep it.
         """
         _check_copy_mode(mode)
         if mode == "share":
@@ -387,6 +395,7 @@ class Link(device_resident.DeviceResident):
                 param = copy_module.copy(d[name])
                 param.grad = None
                 d[name] = param
+            ret.name = None
         else:
             ret = copy_module.deepcopy(self)
             if mode == "init":
@@ -395,7 +404,6 @@ class Link(device_resident.DeviceResident):
                     param.initialize(param.shape)
                     if param.device != device:
                         param.to_device(device)
-        ret.name = None
         return ret
 
     def repeat(self, n_repeat: int, mode: str = "init"):
@@ -565,11 +573,21 @@ class Link(device_resident.DeviceResident):
         hook.deleted(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        forward = getattr(self, "forward", None)
-        if forward is None:
-            raise TypeError(
-                f"{type(self).__name__} is not callable: it defines no forward method"
-            )
+        if "_params" not in self.__dict__:
+            self._check_init_called()
+        injected = _injected_call(type(self))
+        if injected is not None:
+            # A __call__ injected by a mixin after Link in the MRO takes
+            # precedence over forward (Chainer's rule, kept for old code).
+            bind = getattr(type(injected), "__get__", None)
+            forward = injected if bind is None else bind(injected, self, type(self))
+        else:
+            forward = getattr(self, "forward", None)
+            if forward is None:
+                raise AttributeError(
+                    f"{type(self).__name__} object has no attribute 'forward': "
+                    "a link is called through its forward method"
+                )
         global_hooks = link_hook._state.link_hooks
         local_hooks = self._local_link_hooks
         if not global_hooks and not local_hooks:
@@ -618,6 +636,25 @@ class Link(device_resident.DeviceResident):
     def __repr__(self) -> str:
         specs = ", ".join(f"{k}={v}" for k, v in self.printable_specs)
         return f"{type(self).__name__}({specs})"
+
+
+# Link subclass -> the __call__ a mixin after Link in its MRO defines (or None).
+_injected_calls: dict[type, Any] = {}
+
+
+def _injected_call(cls):
+    try:
+        return _injected_calls[cls]
+    except KeyError:
+        pass
+    found = None
+    mro = cls.__mro__
+    for klass in mro[mro.index(Link) + 1 :]:
+        if "__call__" in klass.__dict__:
+            found = klass.__dict__["__call__"]
+            break
+    _injected_calls[cls] = found
+    return found
 
 
 def _source_dict(link) -> dict:

@@ -184,7 +184,13 @@ class Optimizer:
         self.epoch = serializer("epoch", self.epoch)
         for name, param in self.target.namedparams():
             rule = getattr(param, "update_rule", None)
-            if rule is not None:
+            if rule is None:
+                continue
+            if type(rule).serialize is _update_rule.UpdateRule.serialize:
+                # The parameter tells the shapes of state entries that the
+                # load creates, so a misfit fails here, not at the update.
+                rule._serialize(serializer[name[1:]], param)
+            else:
                 rule.serialize(serializer[name[1:]])
 
     # -- loss scaling -----------------------------------------------------

@@ -12,12 +12,30 @@ from typing import Any
 from chainer import link as link_module
 
 
+class _LayerError(TypeError, ValueError):
+    # Bad operand of a Sequential: a TypeError, and the ValueError that
+    # Chainer raises for it.
+    pass
+
+
 def _check_layer(layer) -> None:
     if not callable(layer):
-        raise TypeError(
+        raise _LayerError(
             "All elements of a Sequential must be callable (links or functions), "
             f"but {layer!r} of type {type(layer).__name__} is not callable"
         )
+
+
+def _check_sequential(other, op) -> None:
+    if not isinstance(other, Sequential):
+        raise _LayerError(
+            f"the {op} operator of Sequential takes a Sequential, "
+            f"not {type(other).__name__}"
+        )
+
+
+def _is_lambda(layer) -> bool:
+    return getattr(layer, "__name__", None) == "<lambda>"
 
 
 def _layer_type_name(layer) -> str:
@@ -27,7 +45,7 @@ def _layer_type_name(layer) -> str:
 
 
 def _layer_repr(layer) -> str:
-    if getattr(layer, "__name__", None) == "<lambda>":
+    if _is_lambda(layer):
         # A lambda's repr says nothing; its source says what it does.
         try:
             return inspect.getsource(layer).strip().rstrip(",")
@@ -100,7 +118,7 @@ class Sequential(link_module.ChainList):
             return Sequential(*self._layers[i])
         return self._layers[i]
 
-    def __setitem__(self, i: int, layer: Callable) -> None:
+    def __setitem__(self, i: int, layer: Callable) -> None:  # type: ignore[override]
         if isinstance(i, slice):
             raise TypeError("Sequential does not support slice assignment")
         _check_layer(layer)
@@ -112,15 +130,36 @@ class Sequential(link_module.ChainList):
         self._sync_children()
 
     def __add__(self, other: Any) -> Sequential:
-        if not isinstance(other, Sequential):
-            return NotImplemented
+        _check_sequential(other, "+")
         return Sequential(*self._layers, *other._layers)
 
     def __iadd__(self, other: Any) -> Sequential:
-        if not isinstance(other, Sequential):
-            return NotImplemented
+        _check_sequential(other, "+=")
         self.extend(other)
         return self
+
+    # -- copy and pickle ---------------------------------------------------
+    # Copies go through __copy__/__deepcopy__ so that only pickling sees the
+    # lambda check of __reduce_ex__.
+    def __copy__(self) -> Sequential:
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __deepcopy__(self, memo) -> Sequential:
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy_module.deepcopy(self.__dict__, memo))
+        return new
+
+    def __reduce_ex__(self, protocol):
+        if any(_is_lambda(layer) for layer in self._layers):
+            raise ValueError(
+                "This Sequential has a lambda function among its layers, and "
+                "lambdas cannot be pickled: use functools.partial or a def "
+                "function instead (or the dill package)"
+            )
+        return super().__reduce_ex__(protocol)
 
     def append(self, layer: Callable) -> None:
         """Appends a layer at the end.

@@ -52,7 +52,8 @@ def _no_variable():
 
 
 def _array_node(data):
-    """Graph node of a plain array given to a function: no Variable, no gradient."""
+    """Graph node of a plain array (or None) given to a function: no Variable,
+    no gradient."""
     node = _new(VariableNode)
     node._variable = _no_variable
     node.name = None
@@ -60,8 +61,11 @@ def _array_node(data):
     node._creator_node = None
     node.data = None
     node.rank = 0
-    node.shape = data.shape
-    node.dtype = data.dtype
+    if data is None:
+        node.shape = node.dtype = None
+    else:
+        node.shape = data.shape
+        node.dtype = data.dtype
     return node
 
 
@@ -130,6 +134,15 @@ class VariableNode:
             self.rank = func.rank + 1
 
     @property
+    def _rank(self):
+        # Chainer's attribute name for the rank; some code sets it directly.
+        return self.rank
+
+    @_rank.setter
+    def _rank(self, value):
+        self.rank = value
+
+    @property
     def grad(self):
         """Gradient array of the owning variable (None when it is gone)."""
         var = self._variable()
@@ -158,7 +171,11 @@ class VariableNode:
         var = self._variable()
         if var is not None:
             return var
-        var = Variable._make(self.data, self._requires_grad)
+        if self.data is None:
+            # No array kept (e.g. a None input of a function).
+            var = Variable(None, requires_grad=self._requires_grad)
+        else:
+            var = Variable._make(self.data, self._requires_grad)
         var._node = self
         return var
 
@@ -319,26 +336,37 @@ class Variable:
         return f"<variable at 0x{id(self):x}>"
 
     def debug_print(self) -> str:
-        """Returns a multi-line description with statistics of data and grad."""
-        lines = [
-            f"{self.summary()}",
-            f"- device: {self.device}",
-            f"- backend: {type(self._data)}" if self._data is not None else "",
-            f"- shape: {self.shape}",
-            f"- dtype: {self.dtype}",
-        ]
-        for what, arr in (("data", self._data), ("grad", self.grad)):
-            if arr is None:
-                lines.append(f"- statistics of {what}: None")
-            elif arr.size == 0:
-                lines.append(f"- statistics of {what}: empty")
-            else:
-                xp = backend.get_array_module(arr)
-                lines.append(
-                    f"- statistics of {what}: mean={float(xp.mean(arr)):.8f}, "
-                    f"std={float(xp.std(arr)):.8f}"
-                )
-        return "\n".join(line for line in lines if line)
+        """Returns a multi-line summary of the data and gradient, as Chainer's.
+
+        The lines give the summary, device (``CPU`` for NumPy), array type,
+        shape, dtype, the mean and standard deviation of the data, and those
+        of the gradient (``None`` without one, ``0`` if it is all zeros).
+        """
+        arr = self._data
+        if arr is None:
+            device = array_type = shape = dtype = stats = None
+        else:
+            device = (
+                "CPU"
+                if isinstance(arr, numpy.ndarray)
+                else getattr(arr, "device", "CPU")
+            )
+            array_type = type(arr)
+            shape, dtype = arr.shape, arr.dtype
+            stats = _statistics(arr)
+        grad = self.grad
+        if grad is not None:
+            xp = backend.get_array_module(grad)
+            grad = 0 if bool(xp.all(grad == 0)) else _statistics(grad)
+        return (
+            f"{self.summary()}\n"
+            f"- device: {device}\n"
+            f"- backend: {array_type}\n"
+            f"- shape: {shape}\n"
+            f"- dtype: {dtype}\n"
+            f"- statistics: {stats}\n"
+            f"- grad: {grad}"
+        )
 
     # -- basic properties -------------------------------------------------
     @property
@@ -408,7 +436,9 @@ class Variable:
     def grad(self, g) -> None:
         if g is not None:
             _check_grad_type(None, self, False, g)
-            self._grad_var = Variable._make(g, False)
+            # As in Chainer, a new Variable that requires grad: a graph built
+            # on grad_var (double backprop) reaches it.
+            self._grad_var = Variable._make(g, True)
         else:
             self._grad_var = None
 
@@ -612,16 +642,36 @@ class Variable:
         self._to_device(backend.get_device(device))
 
     def to_intel64(self) -> None:
-        """iDeep conversion; iDeep is not supported, so this raises RuntimeError."""
-        raise RuntimeError("iDeep (Intel64) is not supported by this Chainer")
+        """Copies data and gradient to the iDeep backend.
+
+        Raises:
+            RuntimeError: iDeep is not available in this Chainer.
+        """
+        from chainer.backends import intel64
+
+        intel64.check_ideep_available()
+        self._to_device(intel64.Intel64Device())  # pragma: no cover - no iDeep
 
     def to_chx(self) -> None:
-        """ChainerX conversion; ChainerX is not supported (RuntimeError)."""
-        raise RuntimeError("ChainerX is not supported by this Chainer")
+        """Converts data and gradient to ChainerX arrays.
+
+        Raises:
+            RuntimeError: ChainerX is not available in this Chainer.
+        """
+        import chainerx
+
+        if not chainerx.is_available():
+            raise RuntimeError(
+                "ChainerX is not available: this Chainer does not include "
+                "ChainerX (chainerx.is_available() is False)."
+            )
 
     def from_chx(self) -> None:
-        """ChainerX conversion; ChainerX is not supported (RuntimeError)."""
-        raise RuntimeError("ChainerX is not supported by this Chainer")
+        """Converts ChainerX data and gradient to NumPy/CuPy arrays.
+
+        It does nothing when the data is not a ChainerX array, which is
+        always the case here (ChainerX is not available).
+        """
 
     # -- backprop ---------------------------------------------------------
     def backward(
@@ -630,7 +680,9 @@ class Variable:
         """Runs error backpropagation from this variable.
 
         If this is a one-element variable and its gradient is unset, the
-        gradient is initialized to one (times ``loss_scale``).
+        gradient is initialized to one (times ``loss_scale``). A variable of
+        several elements without a gradient has nothing to propagate: set
+        its ``grad`` first.
 
         Args:
             retain_grad (bool): Keep the gradients of intermediate variables.
@@ -722,6 +774,13 @@ class Variable:
     __hash__ = object.__hash__
 
 
+def _statistics(arr):
+    if arr.size == 0:
+        return "empty"  # (NumPy warns on the mean of nothing)
+    xp = backend.get_array_module(arr)
+    return f"mean={float(xp.mean(arr)):.8f}, std={float(xp.std(arr)):.8f}"
+
+
 def _initialize_empty(var, shape, side):
     if not isinstance(var, Parameter):
         raise ValueError(
@@ -787,7 +846,9 @@ class Parameter(Variable):
             if _is_array(initializer):
                 initializer = initializers.Constant(initializer)
             data = initializers.generate_array(initializer, shape, numpy)
-            super().__init__(data, name=name)
+            # As in Chainer, the gradient starts filled with NaN: backward
+            # accumulates into it, so call cleargrads() before a backward.
+            super().__init__(data, name=name, grad=numpy.full_like(data, numpy.nan))
             self.initializer = initializer
         self.update_rule = None
 
@@ -802,12 +863,23 @@ class Parameter(Variable):
 
     @property
     def dtype(self):
-        """Dtype of the data; known before initialization from the initializer."""
+        """Dtype of the data; known before initialization from the initializer.
+
+        Raises:
+            RuntimeError: The parameter is uninitialized and its initializer
+                has no ``dtype`` attribute (e.g. a plain function).
+        """
         if self._data is not None:
             return self._data.dtype
         from chainer import initializers
 
-        dtype = getattr(self.initializer, "dtype", None)
+        try:
+            dtype = self.initializer.dtype
+        except AttributeError:
+            raise RuntimeError(
+                "the dtype of the parameter is not known yet: it is "
+                "uninitialized and its initializer has no dtype"
+            ) from None
         return (
             numpy.dtype(dtype) if dtype is not None else initializers._default_dtype()
         )
@@ -818,7 +890,11 @@ class Parameter(Variable):
         return self._data is not None
 
     def initialize(self, shape) -> None:
-        """Initializes the data (and a NaN-free empty gradient slot) with ``shape``.
+        """Initializes the data with ``shape``, and the gradient.
+
+        The gradient is filled with NaN, as for a parameter created with a
+        shape; with zeros if :meth:`zerograd` was called before, and left
+        None if :meth:`cleargrad` was.
 
         Args:
             shape (int or tuple of int): Shape of the parameter.
@@ -831,20 +907,35 @@ class Parameter(Variable):
         data = initializers.generate_array(
             self.initializer, shape, device.xp, device=device
         )
+        ginit = self._grad_initializer
+        grad = None
+        if ginit is not None:
+            grad = initializers.generate_array(
+                ginit, shape, device.xp, dtype=data.dtype, device=device
+            )
         self._set_array(data)
-        self._grad_var = None
+        self._grad_var = None if grad is None else Variable._make(grad, False)
 
     def cleargrad(self) -> None:
         """Clears the gradient (sets it to None)."""
         self._grad_var = None
+        if self._data is None:
+            self._grad_initializer = None
 
     def zerograd(self) -> None:
-        """Fills the gradient with zeros (deprecated: use :meth:`cleargrad`)."""
+        """Fills the gradient with zeros (deprecated: use :meth:`cleargrad`).
+
+        An uninitialized parameter gets a zero gradient when it is initialized.
+        """
         if self._data is None:
             warnings.warn(
                 "Parameter.zerograd is deprecated. Use Parameter.cleargrad instead.",
                 DeprecationWarning,
             )
+            from chainer import initializers
+
+            dtype = getattr(self.initializer, "dtype", None)
+            self._grad_initializer = initializers.Zero(dtype)
             return
         super().zerograd()
 
@@ -859,9 +950,11 @@ class Parameter(Variable):
 
 
 def _rebuild_parameter(data, name, grad, initializer, update_rule):
-    p = Parameter(data if data is not None else initializer, name=name)
+    # Rebuilt as Chainer does: an uninitialized parameter given the data, so
+    # a later initialize() gives the copy a NaN gradient.
+    p = Parameter(initializer, name=name)
     if data is not None:
-        p.initializer = initializer
+        p.array = data
     if grad is not None:
         p.grad = grad
     p.update_rule = update_rule

@@ -157,7 +157,12 @@ def test_function_of_no_arguments():
     v = chainer.Variable(numpy.ones(2, numpy.float32))
     y = forget.forget(lambda: v * 2)
     numpy.testing.assert_array_equal(y.array, [2.0, 2.0])
-    assert y.creator is None
+    # Nothing to differentiate by; as in Chainer, the node is still recorded.
+    assert isinstance(y.creator, forget.Forget)
+    assert not y.requires_grad
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    assert v.grad is None
     with pytest.raises(RuntimeError, match="is returned"):
         forget.forget(lambda: 1)
     with pytest.raises(RuntimeError, match="11th element"):

@@ -105,6 +105,30 @@ def test_recomputing_leaves_statistics_alone():
     numpy.testing.assert_array_equal(link.avg_mean, 0)
 
 
+@pytest.mark.parametrize("finetune", [False, True])
+def test_forget_recomputes_with_the_statistics_of_the_first_call(finetune):
+    # F.forget calls the link again in backward; r and d must come from the
+    # running statistics the first call saw, not from the updated ones.
+    import chainer.functions as F
+
+    x = numpy.random.uniform(-1, 1, (4, 3)).astype(numpy.float32)
+    gy = numpy.random.uniform(-1, 1, (4, 3)).astype(numpy.float32)
+    grads = []
+    for use_forget in (False, True):
+        link = batch_renormalization.BatchRenormalization(3, rmax=2.0, dmax=1.0)
+        xv = chainer.Variable(x)
+        if use_forget:
+            y = F.forget(lambda v, link=link: link(v, finetune=finetune), xv)
+        else:
+            y = link(xv, finetune=finetune)
+        y.grad = gy
+        y.backward()
+        grads.append(xv.grad)
+        if finetune:
+            assert link.N == 1
+    numpy.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
+
+
 def test_size_is_required():
     with pytest.raises(RuntimeError, match="size or axis"):
         batch_renormalization.BatchRenormalization(None)

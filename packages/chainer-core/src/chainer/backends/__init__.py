@@ -1,11 +1,12 @@
-"""Backend modules: ``chainer.backends.cuda`` (facade) and the CPU backend."""
+"""Backend modules: ``cuda`` (the CuPy facade), ``intel64`` (iDeep) and the
+private ``_cpu`` and ``_chainerx`` modules, each imported on first use."""
+
+_SUBMODULES = frozenset({"cuda", "intel64", "_cpu", "_chainerx"})
 
 
 def __getattr__(name):
-    # chainer.backends.cuda is reachable as an attribute (as in Chainer 7),
-    # imported at first use.
-    if name == "cuda":
+    if name in _SUBMODULES:
         import importlib
 
-        return importlib.import_module("chainer.backends.cuda")
+        return importlib.import_module(f"chainer.backends.{name}")
     raise AttributeError(f"module 'chainer.backends' has no attribute {name!r}")

@@ -67,8 +67,25 @@ class ndarray:
         check_cuda_available()
 
 
+class _UnavailableCupy:
+    # ``cupy`` when CUDA is unusable: not None (as in Chainer 7, so
+    # ``cuda.cupy is not None`` holds and ``xp is cuda.cupy`` is simply
+    # False), and any attribute says what to install.
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"cupy.{name}: {_INSTALL_HINT}")
+
+    def __repr__(self):
+        return "<cupy (not available)>"
+
+
 GpuDevice = backend.GpuDevice
-cupy = None
+#: The ``cupy`` module; a placeholder object when CUDA is not available.
+cupy = _UnavailableCupy()
 cudnn = None
 cudnn_enabled = False
 _max_workspace_size = 8 * 1024 * 1024

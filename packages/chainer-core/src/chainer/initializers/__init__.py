@@ -115,6 +115,25 @@ def generate_array(
     return array
 
 
+def _check_is_initializer_like(initializer):
+    """Raises ``TypeError`` unless ``initializer`` can initialize a parameter.
+
+    Accepted: None, an :class:`~chainer.Initializer` or any callable, an array
+    of a known backend, and a scalar.
+    """
+    if not (
+        initializer is None
+        or isinstance(initializer, chainer.Initializer)
+        or callable(initializer)
+        or backend.is_array_supported(initializer)
+        or numpy.isscalar(initializer)
+    ):
+        raise TypeError(
+            f"Initializer is of wrong type: {type(initializer)}. Allowed types "
+            "are Initializer, ndarray and scalar."
+        )
+
+
 def _get_initializer(initializer):
     """Core-internal: turns an ``initialW``-style argument into an initializer.
 

@@ -109,7 +109,7 @@ class SpectralNormalization(link_hook.LinkHook):
             self.name = name
 
     def __enter__(self):
-        raise RuntimeError(
+        raise NotImplementedError(
             "SpectralNormalization cannot be used as a context manager; add it "
             "to a link with link.add_hook(hook)"
         )

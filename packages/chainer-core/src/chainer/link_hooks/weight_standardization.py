@@ -74,7 +74,7 @@ class WeightStandardization(link_hook.LinkHook):
             self.name = name
 
     def __enter__(self):
-        raise RuntimeError(
+        raise NotImplementedError(
             "WeightStandardization cannot be used as a context manager; add it "
             "to a link with link.add_hook(hook)"
         )

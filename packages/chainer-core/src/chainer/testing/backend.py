@@ -133,47 +133,71 @@ class BackendConfig:
         return f"<BackendConfig {items}>"
 
     def get_func_str(self):
-        """A string naming the non-default entries, usable in a method name.
+        """A string naming every entry, usable in a class or method name.
 
         Returns:
-            str: e.g. ``'use_cuda_true__cuda_device_0'``; ``'cpu'`` for the
-            default configuration.
+            str: ``'<entry>_<value>'`` for each entry joined with ``'__'``,
+            e.g. ``'use_chainerx_false__chainerx_device_None__use_cuda_false__
+            ...__use_ideep_never'``. Injected test classes are named with it.
         """
         parts = []
-        for key, default in self._props:
+        for key, _ in self._props:
             value = getattr(self, key)
-            if value == default and type(value) is type(default):
-                continue
             if value is True:
                 text = "true"
             elif value is False:
                 text = "false"
             else:
-                text = "".join(c if c.isalnum() else "_" for c in str(value))
+                text = str(value)
             parts.append(f"{key}_{text}")
-        return "__".join(parts) if parts else "cpu"
+        return "__".join(parts)
 
     def get_pytest_marks(self):
-        """pytest markers for this configuration (``gpu`` for CUDA runs).
+        """pytest markers for this configuration.
+
+        ``chainerx`` for ChainerX runs, ``gpu`` for CUDA runs (also ChainerX on
+        a ``cuda`` device), ``cudnn`` when a CUDA run uses cuDNN, ``multi_gpu``
+        when the device index is 1 or more, ``ideep`` for iDeep runs. Select
+        or deselect them with ``-m``.
 
         Returns:
             list: Marker decorators.
         """
         marks = []
-        if self.use_cuda:
-            marks.append(attr.multi_gpu(self.cuda_device + 1))
-        elif self.use_chainerx and self.chainerx_device.startswith("cuda"):
-            index = int(self.chainerx_device.partition(":")[2] or 0)
-            marks.append(attr.multi_gpu(index + 1))
+        if self.use_chainerx:
+            marks.append(attr.chainerx)
+            backend_name, _, index = self.chainerx_device.partition(":")
+            index = int(index or 0)
+            if backend_name == "cuda":
+                marks.append(attr.gpu)
+                if index >= 1:
+                    marks.append(attr.multi_gpu(index + 1))
+        elif self.use_cuda:
+            marks.append(attr.gpu)
+            if self.use_cudnn != "never":
+                marks.append(attr.cudnn)
+            if self.cuda_device >= 1:
+                marks.append(attr.multi_gpu(self.cuda_device + 1))
+        elif self.use_ideep != "never":
+            marks.append(attr.ideep)
         return marks
 
 
-def _accepts_backend_config(method):
+def _config_parameter(method):
+    # The parameter that receives the configuration: the first one after
+    # self (``backend_config`` by convention; stacked injections fill
+    # ``backend_config0``, ``backend_config1``... from the innermost one).
     try:
-        params = list(inspect.signature(method).parameters)
+        params = list(inspect.signature(method).parameters.values())
     except (TypeError, ValueError):
-        return False
-    return "backend_config" in params
+        return None
+    positional = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    )
+    if len(params) < 2 or params[1].kind not in positional:
+        return None
+    return params[1].name
 
 
 def _backend_method(impl, config):
@@ -183,7 +207,7 @@ def _backend_method(impl, config):
             raise unittest.SkipTest(reason)
         return impl(self, config, *args, **kwargs)
 
-    method = _bundle.drop_parameter(impl, method, "backend_config")
+    method = _bundle.drop_parameter(impl, method, _config_parameter(impl))
     for mark in config.get_pytest_marks():
         method = mark(method)
     return method
@@ -194,43 +218,54 @@ def _inject(cls, method_names, configs):
         names = [
             n
             for n in _bundle.test_method_names(cls)
-            if _accepts_backend_config(getattr(cls, n))
+            if _config_parameter(getattr(cls, n)) is not None
         ]
     else:
-        names = method_names
-    members = {}
-    for name in names:
-        impl = getattr(cls, name, None)
-        if impl is None or not callable(impl):
-            raise ValueError(f"{cls.__name__} has no test method {name!r}")
-        # Hide the original: it needs a backend_config argument.
-        members[name] = None
-        used = set()
-        for i, config in enumerate(configs):
-            suffix = config.get_func_str()
-            if suffix in used:
-                suffix = f"{suffix}__{i}"
-            used.add(suffix)
-            new_name = f"{name}__{suffix}"
-            method = _backend_method(impl, config)
-            method.__name__ = new_name
-            method.__qualname__ = f"{cls.__name__}.{new_name}"
-            members[new_name] = method
-    return [(cls.__name__, _bundle.derive(cls, cls.__name__, members))]
+        names = list(method_names)
+        for name in names:
+            if not callable(getattr(cls, name, None)):
+                raise ValueError(f"{cls.__name__} has no test method {name!r}")
+    cases = []
+    if method_names is not None:
+        # The methods that are not injected run once, in a class that keeps
+        # the original name.
+        cases.append(
+            (cls.__name__, _bundle.derive(cls, cls.__name__, dict.fromkeys(names)))
+        )
+    others = [n for n in _bundle.test_method_names(cls) if n not in names]
+    used = set()
+    for config in configs:
+        name = f"{cls.__name__}_{config.get_func_str()}"
+        if name in used:
+            # Same entries as an earlier configuration: the same test run.
+            continue
+        used.add(name)
+        members = {n: _backend_method(getattr(cls, n), config) for n in names}
+        if method_names is not None:
+            members.update(dict.fromkeys(others))
+        cases.append((name, _bundle.derive(cls, name, members)))
+    return cases
 
 
 def inject_backend_tests(method_names, params):
     """Class decorator that runs test methods once per backend configuration.
 
     Each target method takes a ``backend_config`` argument (a
-    :class:`BackendConfig`). It is replaced by one method per entry of
-    ``params``, named ``<method>__<config>``. CUDA configurations get the
-    ``gpu`` marker and are skipped where CUDA is unavailable.
+    :class:`BackendConfig`). The class is replaced by one subclass per entry
+    of ``params``, named ``<Class>_<config.get_func_str()>``, whose target
+    methods receive that configuration. When ``method_names`` is given, the
+    other test methods run once, in a subclass keeping the class name, and
+    are left out of the per-configuration classes. The methods of each
+    configuration carry its markers (``gpu``, ``cudnn``, ``chainerx``,
+    ``ideep``, ``multi_gpu``; see :meth:`BackendConfig.get_pytest_marks`), so
+    ``-m "not gpu"`` deselects them; a configuration that cannot run here is
+    skipped.
 
     Args:
         method_names (list of str or None): Methods to inject into; ``None``
-            selects every ``test*`` method with a ``backend_config``
-            parameter.
+            selects every ``test*`` method that takes an argument besides
+            ``self``. The configuration is passed as that first argument
+            (stacked decorators fill the arguments from the innermost one).
         params (list of dict): Backend configurations (see
             :class:`BackendConfig`); :func:`~chainer.testing.product` helps.
 

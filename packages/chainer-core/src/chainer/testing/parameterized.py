@@ -9,7 +9,33 @@ import unittest
 
 from chainer.testing import _bundle
 
-_MAX_PARAM_STR = 80
+_MAX_VALUE_STR = 100
+_MAX_PARAMS_STR = 5000
+
+
+def _shorten(s, maxlen):
+    # Long text keeps its head and tail around "...".
+    if len(s) <= maxlen:
+        return s
+    head = (maxlen - 3) // 2
+    tail = maxlen - 3 - head
+    return s[:head] + "..." + s[-tail:]
+
+
+def _balance_braces(s):
+    # Shortening can cut a brace pair; the class name stays parsable as
+    # "<Name>_param_<i>_{...}" when every brace of a value is paired.
+    out = []
+    depth = 0
+    for c in s:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                continue
+            depth -= 1
+        out.append(c)
+    return "".join(out) + "}" * depth
 
 
 def _value_str(v):
@@ -17,15 +43,12 @@ def _value_str(v):
         return v.__name__
     if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)):
         return v.__name__
-    s = repr(v)
-    if len(s) > _MAX_PARAM_STR:
-        s = s[: _MAX_PARAM_STR - 3] + "..."
-    return s
+    return _balance_braces(_shorten(repr(v), _MAX_VALUE_STR))
 
 
 def _param_str(param):
     items = ", ".join(f"{k}={_value_str(v)}" for k, v in sorted(param.items()))
-    return "{" + items + "}"
+    return "{" + _balance_braces(_shorten(items, _MAX_PARAMS_STR)) + "}"
 
 
 def _wrap_test_method(base, method, param):
@@ -107,6 +130,9 @@ def product(parameter):
     Args:
         parameter (dict or list): A dict mapping each name to a list of
             values, or a list of lists of dicts (their products are merged).
+            A comma-separated key such as ``'shape,axis'`` names several
+            attributes at once; each of its values is a tuple with one item
+            per name.
 
     Returns:
         list of dict: One dict per combination.
@@ -125,10 +151,8 @@ def product(parameter):
                     f"product: values of {k!r} must be a list, "
                     f"not {type(parameter[k]).__name__}"
                 )
-        values = [parameter[k] for k in keys]
-        return [
-            dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)
-        ]
+        # A key "a,b" takes tuples of values, one item per name.
+        return product_dict(*[_key_to_dicts(k, parameter[k]) for k in keys])
     if isinstance(parameter, list):
         for i, group in enumerate(parameter):
             if not isinstance(group, (list, tuple)) or not all(
@@ -140,6 +164,21 @@ def product(parameter):
         f"product expects a dict or a list of lists of dicts, "
         f"not {type(parameter).__name__}"
     )
+
+
+def _key_to_dicts(key, values):
+    names = [n.strip() for n in key.split(",")]
+    if len(names) == 1:
+        return [{names[0]: v} for v in values]
+    dicts = []
+    for v in values:
+        if not isinstance(v, (tuple, list)) or len(v) != len(names):
+            raise ValueError(
+                f"product: each value of {key!r} must be a sequence of "
+                f"{len(names)} items; got {v!r}"
+            )
+        dicts.append(dict(zip(names, v, strict=True)))
+    return dicts
 
 
 def product_dict(*parameters):
@@ -160,6 +199,68 @@ def product_dict(*parameters):
         merged = {}
         for d in dicts:
             merged.update(d)
+        result.append(merged)
+    return result
+
+
+# The Cartesian product, kept under this name while ``product_dict`` is
+# swapped for ``_pairwise_product_dict`` (pairwise test runs).
+_product_dict_orig = product_dict
+
+
+def _pairwise_product_dict(*parameters):
+    """Combinations of lists of dicts that cover every pair of choices.
+
+    Like :func:`product_dict`, but instead of every combination it returns a
+    smaller set in which each choice of one list meets each choice of every
+    other list at least once (pairwise testing). With two lists or fewer it
+    is the full product.
+
+    Args:
+        parameters: Lists of dicts.
+
+    Returns:
+        list of dict: Merged dicts.
+    """
+    lists = [list(p) for p in parameters]
+    if len(lists) <= 2 or any(not p for p in lists):
+        return _product_dict_orig(*lists)
+    n = len(lists)
+    uncovered = {
+        (i, a, j, b)
+        for i, j in itertools.combinations(range(n), 2)
+        for a in range(len(lists[i]))
+        for b in range(len(lists[j]))
+    }
+    rows = []
+    while uncovered:
+        # Seed the row with the smallest uncovered pair, then give each other
+        # list the choice that covers the most new pairs (first on ties).
+        i, a, j, b = min(uncovered)
+        row = [None] * n
+        row[i], row[j] = a, b
+        for k in range(n):
+            if row[k] is not None:
+                continue
+            best, best_gain = 0, -1
+            for c in range(len(lists[k])):
+                gain = 0
+                for m in range(n):
+                    if row[m] is None or m == k:
+                        continue
+                    key = (m, row[m], k, c) if m < k else (k, c, m, row[m])
+                    gain += key in uncovered
+                if gain > best_gain:
+                    best, best_gain = c, gain
+            row[k] = best
+        for p, q in itertools.combinations(range(n), 2):
+            uncovered.discard((p, row[p], q, row[q]))
+        rows.append(row)
+    result = []
+    for row in rows:
+        merged = {}
+        for k, c in enumerate(row):
+            merged.update(lists[k][c])
         result.append(merged)
     return result
 

@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+import collections.abc as collections_abc
+import contextlib
+import shutil
+import tempfile
+
 import numpy
 
 from chainer import configuration as _configuration
 
+# ``experimental`` and ``nondeterministic`` are functions named like their
+# modules; importing them here makes the package attribute the function.
+from chainer.utils.experimental import experimental
+from chainer.utils.meta import enable_final
+from chainer.utils.meta import final
+from chainer.utils.nondeterministic import nondeterministic
+
 _config_local = _configuration.config._local
 _global_config = _configuration.global_config
 _MISSING = object()
+
+
+def size_of_shape(shape):
+    """Returns the number of elements of an array of ``shape`` (an int)."""
+    size = 1
+    for s in shape:
+        size *= s
+    return int(size)
 
 
 def force_array(x, dtype=None):
@@ -72,134 +92,68 @@ def _numpy_constant(value, dtype):
     return array
 
 
-def size_of_shape(shape):
-    """Returns the number of elements of an array of ``shape``."""
-    size = 1
-    for s in shape:
-        size *= s
-    return int(size)
-
-
-def experimental(api_name):
-    """Declares that an API is experimental: warns ``FutureWarning`` when used.
-
-    The warning is silenced by ``chainer.disable_experimental_feature_warning
-    = True``.
+@contextlib.contextmanager
+def tempdir(**kwargs):
+    """Context manager creating a temporary directory, removed on exit.
 
     Args:
-        api_name (str): Name of the API, shown in the warning.
+        **kwargs: Arguments of :func:`tempfile.mkdtemp` (``suffix``,
+            ``prefix``, ``dir``), and ``ignore_errors`` (bool) for the removal.
 
-    Example:
-        >>> import chainer, warnings
-        >>> chainer.disable_experimental_feature_warning = True
-        >>> chainer.utils.experimental('my_func')  # no warning
-        >>> chainer.disable_experimental_feature_warning = False
+    Yields:
+        str: Path of the directory.
     """
-    import warnings
+    ignore_errors = kwargs.pop("ignore_errors", False)
+    temp_dir = tempfile.mkdtemp(**kwargs)
+    try:
+        yield temp_dir
+    finally:
+        shutil.rmtree(temp_dir, ignore_errors=ignore_errors)
 
+
+def _raise_from(exc_type, message, orig_exc):
+    # Raises ``exc_type(message)`` chained to ``orig_exc``, whose type and
+    # text are appended to the message.
+    message = f"{message}\n\n(caused by)\n{type(orig_exc).__name__}: {orig_exc}\n"
+    raise exc_type(message) from orig_exc
+
+
+def _repr_with_named_data(inst, **kwargs):
+    items = " ".join(f"{k}={v}" for k, v in kwargs.items())
+    return f"<{inst.__module__}.{type(inst).__name__} {items}>"
+
+
+def _check_arrays_forward_compatible(arrays, label=None):
     import chainer
 
-    if not chainer.disable_experimental_feature_warning:
-        warnings.warn(
-            f"{api_name} is experimental. The interface can change in the future.",
-            FutureWarning,
-            stacklevel=2,
+    if not chainer.is_arrays_compatible(arrays):
+        where = f" ({label})" if label is not None else ""
+        actual = ", ".join(str(type(x)) for x in arrays)
+        raise TypeError(
+            "incompatible array types are mixed in the forward input"
+            f"{where}.\nActual: {actual}"
         )
 
 
-class WalkerAlias:
-    """Samples integers from a discrete distribution in O(1) (Walker's alias method).
-
-    Args:
-        probs (sequence of float): Unnormalized probabilities of ``0 ..
-            len(probs) - 1``; non-negative with a positive sum.
-
-    Attributes:
-        threshold (:ref:`ndarray`): Acceptance thresholds, float32.
-        values (:ref:`ndarray`): Alias table, int32.
-        use_gpu (bool): Whether the tables live on a GPU.
-    """
-
-    def __init__(self, probs):
-        prob = numpy.asarray(probs, dtype=numpy.float64)
-        if prob.ndim != 1 or prob.size == 0:
-            raise ValueError("probs must be a non-empty 1-d sequence")
-        if (prob < 0).any() or not numpy.isfinite(prob).all():
-            raise ValueError("probs must be finite and non-negative")
-        total = prob.sum()
-        if total <= 0:
-            raise ValueError("probs must have a positive sum")
-        n = prob.size
-        scaled = prob * (n / total)
-        threshold = numpy.ones(n, dtype=numpy.float64)
-        values = numpy.arange(n, dtype=numpy.int32)
-        small = [i for i in range(n) if scaled[i] < 1.0]
-        large = [i for i in range(n) if scaled[i] >= 1.0]
-        while small and large:
-            s = small.pop()
-            g = large.pop()
-            threshold[s] = scaled[s]
-            values[s] = g
-            scaled[g] -= 1.0 - scaled[s]
-            (small if scaled[g] < 1.0 else large).append(g)
-        self.threshold = threshold.astype(numpy.float32)
-        self.values = values
-        self._device = None
-        self.use_gpu = False
-
-    @property
-    def device(self):
-        """The :class:`~chainer.backend.Device` holding the tables."""
-        from chainer import backend
-
-        return self._device or backend.CpuDevice()
-
-    def to_device(self, device):
-        """Moves the tables to ``device`` (anything ``get_device`` accepts)."""
-        from chainer import backend
-
-        dev = backend.get_device(device)
-        self.threshold = dev.send(self.threshold)
-        self.values = dev.send(self.values)
-        self._device = dev
-        self.use_gpu = dev.xp is not numpy
-        return self
-
-    def to_gpu(self):
-        """Moves the tables to the current GPU (needs chainer-cuda)."""
-        return self.to_device("@cupy")
-
-    def to_cpu(self):
-        """Moves the tables to host memory."""
-        return self.to_device("@numpy")
-
-    def use_device(self, device):
-        """Moves the tables to ``device`` (legacy name of :meth:`to_device`)."""
-        return self.to_device(device)
-
-    def sample(self, shape):
-        """Draws samples of the given shape.
-
-        Args:
-            shape (tuple of int): Output shape.
-
-        Returns:
-            :ref:`ndarray`: int32 samples in ``[0, len(probs))``, on the
-            tables' device.
-        """
-        xp = self.device.xp
-        n = len(self.threshold)
-        ps = xp.random.uniform(0, 1, shape)
-        pb = ps * n
-        index = pb.astype(numpy.int32)
-        left_right = (self.threshold[index] < (pb - index)).astype(numpy.int32)
-        return self.values[index] * left_right + index * (1 - left_right)
+# Submodules and names imported on first use keep ``import chainer`` light.
+_LAZY = {
+    "WalkerAlias": "walker_alias",
+    "sum_to": "array",
+    "_format_array_props": "error",
+    "CooMatrix": "sparse",
+    "to_coo": "sparse",
+    "get_order": "sparse",
+    "get_conv_outsize": "conv",
+    "get_deconv_outsize": "conv",
+}
 
 
 def __getattr__(name):
-    # Submodules imported on first use keep ``import chainer`` light.
-    if name in ("CooMatrix", "to_coo"):
-        from chainer.utils import sparse
+    module = _LAZY.get(name)
+    if module is not None:
+        import importlib
 
-        return getattr(sparse, name)
+        value = getattr(importlib.import_module(f"chainer.utils.{module}"), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'chainer.utils' has no attribute {name!r}")

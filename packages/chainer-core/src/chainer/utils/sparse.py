@@ -36,40 +36,68 @@ class CooMatrix:
         self.row = row
         self.col = col
         self.shape = tuple(int(s) for s in shape)
-        self.order = _detect_order(row, col) if order is None else order
+        self.order = get_order(row, col) if order is None else order
 
     def to_dense(self):
-        """Returns the dense array (``(rows, cols)`` or ``(batch, rows, cols)``)."""
+        """Returns the dense array (``(rows, cols)`` or ``(batch, rows, cols)``).
+
+        Entries whose row or column index is negative are padding and skipped.
+        """
         data = self.data.array
         xp = backend.get_array_module(data)
+        valid = (self.row >= 0) & (self.col >= 0)
         if data.ndim == 1:
             dense = xp.zeros(self.shape, data.dtype)
-            xp.add.at(dense, (self.row, self.col), data)
+            xp.add.at(dense, (self.row[valid], self.col[valid]), data[valid])
             return dense
         batch = data.shape[0]
         dense = xp.zeros((batch, *self.shape), data.dtype)
-        valid = self.row >= 0
         b = xp.broadcast_to(xp.arange(batch)[:, None], data.shape)
         xp.add.at(dense, (b[valid], self.row[valid], self.col[valid]), data[valid])
         return dense
 
 
-def _detect_order(row, col):
-    row = numpy.asarray(backend.CpuDevice().send(row)).reshape(-1, row.shape[-1])
-    col = numpy.asarray(backend.CpuDevice().send(col)).reshape(-1, col.shape[-1])
-    c_order = f_order = True
-    for r, c in zip(row, col, strict=True):
-        keep = r >= 0
-        r, c = r[keep], c[keep]
-        c_key = r.astype(numpy.int64) * (c.max(initial=0) + 1) + c
-        f_key = c.astype(numpy.int64) * (r.max(initial=0) + 1) + r
-        c_order = c_order and bool((numpy.diff(c_key) >= 0).all())
-        f_order = f_order and bool((numpy.diff(f_key) >= 0).all())
-    if c_order:
+def get_order(row, col):
+    """Tells whether COO entries are in C order, F order or neither.
+
+    Args:
+        row (:ref:`ndarray`): Row indices of the entries (1-d, or 2-d for a
+            batch); negative indices mark padding.
+        col (:ref:`ndarray`): Column indices, same shape as ``row``.
+
+    Returns:
+        str: ``'C'`` when the entries are sorted by row, then by column;
+        ``'F'`` when sorted by column, then by row; ``'other'`` otherwise.
+
+    Raises:
+        ValueError: If the shapes differ, or an entry has a negative row index
+            with a non-negative column index (or the reverse).
+    """
+    row = numpy.asarray(backend.CpuDevice().send(row))
+    col = numpy.asarray(backend.CpuDevice().send(col))
+    if row.shape != col.shape:
+        raise ValueError("shape of row and col must be the same.")
+    if _is_c_order(row, col):
         return "C"
-    if f_order:
+    if _is_c_order(col, row):
         return "F"
     return "other"
+
+
+def _is_c_order(row, col):
+    if row.ndim != 1:
+        return all(_is_c_order(r, c) for r, c in zip(row, col, strict=True))
+    if ((row < 0) != (col < 0)).any():
+        raise ValueError("invalid index combination of row and col.")
+    keep = row >= 0
+    row, col = row[keep].astype(numpy.int64), col[keep].astype(numpy.int64)
+    if row.size <= 1:
+        return True
+    row_diff = numpy.diff(row)
+    if (row_diff < 0).any():
+        return False
+    col_diff = numpy.diff(col)
+    return bool((col_diff[row_diff == 0] >= 0).all())
 
 
 def to_coo(x, ldnz=None, requires_grad=False):
@@ -77,36 +105,36 @@ def to_coo(x, ldnz=None, requires_grad=False):
 
     Args:
         x (:ref:`ndarray`): 2-d dense matrix or 3-d batch of them.
-        ldnz (int): For a batch, the padded number of non-zeros per matrix
-            (at least the largest count; default: that count).
+        ldnz (int): Length of the entry arrays: the number of non-zeros
+            (the largest count of a batch) when None or smaller; padding
+            entries have ``row = col = -1`` and a zero value.
         requires_grad (bool): Whether the values need a gradient.
 
     Returns:
-        CooMatrix: Entries in C order; batches are padded with ``row = col =
-        -1`` and zero values.
+        CooMatrix: Entries in C order.
     """
     xp = backend.get_array_module(x)
     if x.ndim == 2:
-        row, col = xp.nonzero(x)
+        r, c = xp.nonzero(x)
+        nnz = len(r)
+        if ldnz is None or ldnz < nnz:
+            ldnz = nnz
+        data = xp.zeros((ldnz,), x.dtype)
+        row = xp.full((ldnz,), -1, numpy.int32)
+        col = xp.full((ldnz,), -1, numpy.int32)
+        data[:nnz] = x[r, c]
+        row[:nnz] = r
+        col[:nnz] = c
         return CooMatrix(
-            x[row, col],
-            row.astype(numpy.int32),
-            col.astype(numpy.int32),
-            x.shape,
-            order="C",
-            requires_grad=requires_grad,
+            data, row, col, x.shape, order="C", requires_grad=requires_grad
         )
     if x.ndim != 3:
         raise ValueError("ndim of x must be 2 or 3")
     batch = x.shape[0]
     counts = [int((x[i] != 0).sum()) for i in range(batch)]
     width = max(counts, default=0)
-    if ldnz is None:
+    if ldnz is None or ldnz < width:
         ldnz = width
-    elif ldnz < width:
-        raise ValueError(
-            f"ldnz ({ldnz}) is smaller than the non-zeros per matrix ({width})"
-        )
     data = xp.zeros((batch, ldnz), x.dtype)
     row = xp.full((batch, ldnz), -1, numpy.int32)
     col = xp.full((batch, ldnz), -1, numpy.int32)

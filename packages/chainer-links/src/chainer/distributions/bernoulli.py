@@ -118,6 +118,15 @@ class Bernoulli(_distribution.Distribution):
         return variable.Variable((u < p.array).astype(p.dtype))
 
 
+def _bernoulli_log_prob(logit, x, binary_check=False):
+    """Log-probability of ``x`` under a Bernoulli of log-odds ``logit``.
+
+    Differentiable in ``logit`` (twice), also where it is infinite; see
+    :meth:`Bernoulli.log_prob`.
+    """
+    return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)
+
+
 def _non_binary(x):
     return (x.array != 0) & (x.array != 1)
 

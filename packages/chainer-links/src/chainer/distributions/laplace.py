@@ -1,8 +1,10 @@
 import functools
 import math
 
+from chainer import backend
 from chainer.distributions import _distribution
 from chainer.distributions import _math
+from chainer.variable import Variable as _Variable
 
 
 class Laplace(_distribution.Distribution):
@@ -85,6 +87,23 @@ class Laplace(_distribution.Distribution):
             self.loc.xp, "laplace", (n, *self.loc.shape), self.loc.dtype
         )
         return self.loc + self.scale * eps
+
+
+def _standard(x):
+    # Standard Laplace (location 0, scale 1) in the dtype and device of x.
+    xp = x.xp if isinstance(x, _Variable) else backend.get_array_module(x)
+    dtype = x.dtype
+    return Laplace(xp.zeros((), dtype), xp.ones((), dtype))
+
+
+def _laplace_cdf(x):
+    """CDF of the standard Laplace distribution (differentiable)."""
+    return _standard(x).cdf(x)
+
+
+def _laplace_icdf(x):
+    """Inverse CDF of the standard Laplace distribution (differentiable)."""
+    return _standard(x).icdf(x)
 
 
 @_distribution.register_kl(Laplace, Laplace)

@@ -165,13 +165,7 @@ def forget(func, *xs):
     """
     if not callable(func):
         raise TypeError("func must be callable")
-    if not xs:
-        # Nothing to differentiate by: a plain call without a graph.
-        with chainer.no_backprop_mode():
-            outs = _call_func(func, ())
-        ret = tuple(variable.Variable(out.array, requires_grad=False) for out in outs)
-    else:
-        ret = Forget(func).apply(xs)
+    ret = Forget(func).apply(xs)
     if len(ret) == 1:
         return ret[0]
     return ret

@@ -39,6 +39,10 @@ class BatchRenormalization(bn_link.BatchNormalization):
        :class:`~chainer.links.BatchNormalization`
     """
 
+    # Statistics before the last update, kept for F.forget's recomputation.
+    _prev_avg_mean = None
+    _prev_avg_var = None
+
     def __init__(
         self,
         size,
@@ -98,12 +102,20 @@ class BatchRenormalization(bn_link.BatchNormalization):
             decay = 1.0 - 1.0 / self.N
         else:
             decay = self.decay
+        avg_mean, avg_var = self.avg_mean, self.avg_var
         update = True
         if utils._config_entry("in_recomputing"):
-            # Extra forward computations must not update the statistics.
+            # Extra forward computations (F.forget's backward) must neither
+            # update the statistics nor see them updated: r and d depend on
+            # them, so the first call's values are used again.
             if finetune:
                 self.N -= 1
             update = False
+            if self._prev_avg_mean is not None:
+                avg_mean, avg_var = self._prev_avg_mean, self._prev_avg_var
+        elif getattr(chainer.config, "_will_recompute", False):
+            self._prev_avg_mean = avg_mean.copy()
+            self._prev_avg_var = avg_var.copy()
         return batch_renormalization.batch_renormalization(
             x,
             gamma,
@@ -111,8 +123,8 @@ class BatchRenormalization(bn_link.BatchNormalization):
             self.rmax,
             self.dmax,
             self.eps,
-            self.avg_mean,
-            self.avg_var,
+            avg_mean,
+            avg_var,
             decay,
             update_statistics=update,
         )
