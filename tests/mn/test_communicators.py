@@ -24,13 +24,15 @@ GPU_NAMES = (
 @pytest.mark.parametrize("n", [2, 3])
 def test_every_method_on_every_communicator(mpirun, n):
     # programs/comm_methods.py checks topology, send/recv, the array and
-    # object collectives (chunked too), split, bcast_data,
-    # multi_node_mean_grad (zero_fill, allreduce_grad_dtype, mixed dtypes),
-    # configuration errors and scatter_dataset, for naive, flat and dummy.
+    # object collectives (chunked too), split, bcast_data (and its error on
+    # every rank for models that differ), multi_node_mean_grad (zero_fill,
+    # allreduce_grad_dtype, mixed dtypes), configuration errors and
+    # scatter_dataset, for naive, flat and dummy.
     records = mpirun(n, "comm_methods.py").assert_all_passed(n)
     names = set(records[0]["passed"])
     for comm_name in ("naive", "flat", "dummy"):
         assert f"{comm_name}:mean_grad" in names
+        assert f"{comm_name}:bcast_data_mismatch" in names
     assert "scatter_dataset" in names
 
 

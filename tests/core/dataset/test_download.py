@@ -31,6 +31,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(PAYLOAD[:100])
             self.close_connection = True
             return
+        if self.path.startswith("/trickle"):
+            # One byte every 0.1 s: never silent long enough for a socket
+            # timeout, and 20 s in all.
+            self.send_response(200)
+            self.send_header("Content-Length", "200")
+            self.end_headers()
+            try:
+                for _ in range(200):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass  # the client gave up
+            self.close_connection = True
+            return
         if self.path == "/not-http":
             self.wfile.write(b"this is not an HTTP response\r\n\r\n")
             self.close_connection = True
@@ -357,3 +372,136 @@ def test_cache_or_load_file_argument_errors(root):
         dataset.cache_or_load_file(1, print, print)
     with pytest.raises(TypeError, match="must be callable"):
         dataset.cache_or_load_file(str(root / "x"), None, print)
+
+
+# --- deadlines and per-file locks ------------------------------------------------
+
+
+def _wait_for_request(server, path, seconds=30):
+    end = time.monotonic() + seconds
+    while path not in server.requests:
+        assert time.monotonic() < end, f"no request for {path}"
+        time.sleep(0.02)
+
+
+def test_trickling_download_hits_the_deadline(root, server):
+    url = server.base + "/trickle"
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match="did not finish within 0.5 s") as info:
+        dataset.cached_download(url, timeout=0.5)
+    assert time.monotonic() - start < 5
+    assert any(url in note for note in info.value.__notes__)
+    assert _cache_files(root) == ["_dl_lock"]
+
+
+def test_deadline_from_the_environment(root, server, monkeypatch):
+    monkeypatch.setenv("CHAINER_DOWNLOAD_TIMEOUT", "0.3")
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match="within 0.3 s"):
+        dataset.cached_download(server.base + "/trickle")
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-1", "nan"])
+def test_bad_deadline_in_the_environment(root, monkeypatch, value):
+    monkeypatch.setenv("CHAINER_DOWNLOAD_TIMEOUT", value)
+    with pytest.raises(ValueError, match="CHAINER_DOWNLOAD_TIMEOUT"):
+        dataset.cached_download("http://127.0.0.1:9/x")
+
+
+def test_bad_deadline_argument(root):
+    with pytest.raises(ValueError, match="positive"):
+        dataset.cached_download("http://127.0.0.1:9/x", timeout=0)
+    with pytest.raises(TypeError, match="number of seconds"):
+        dataset.cached_download("http://127.0.0.1:9/x", timeout="1")
+
+
+def test_stuck_download_blocks_only_its_own_file(root, server):
+    server.files["/other"] = PAYLOAD
+    stuck = server.base + "/trickle-a"
+    errors = []
+
+    def download():
+        try:
+            dataset.cached_download(stuck, timeout=6)
+        except TimeoutError as e:
+            errors.append(e)
+
+    holder = threading.Thread(target=download)
+    holder.start()
+    try:
+        _wait_for_request(server, "/trickle-a")
+        # Another file downloads at once, while the first one trickles.
+        start = time.monotonic()
+        path = dataset.cached_download(server.base + "/other", timeout=3)
+        assert time.monotonic() - start < 3
+        assert pathlib.Path(path).read_bytes() == PAYLOAD
+        assert holder.is_alive()
+        # The same file waits for the holder, until its own deadline.
+        target = os.path.join(str(root), "_dl_cache", _md5(stuck))
+        with pytest.raises(TimeoutError) as info:
+            dataset.cached_download(stuck, timeout=0.3)
+        message = str(info.value)
+        assert target in message
+        assert f"this process ({os.getpid()}" in message
+        assert "CHAINER_DOWNLOAD_TIMEOUT" in message
+    finally:
+        holder.join(30)
+    assert len(errors) == 1
+    assert server.requests.count("/trickle-a") == 1
+
+
+_HOLDER = """
+import sys
+from chainer import dataset
+dataset.set_dataset_root(sys.argv[1])
+dataset.cached_download(sys.argv[2], timeout=30)
+"""
+
+
+def test_lock_timeout_names_the_holding_process(root, server):
+    url = server.base + "/trickle-b"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(root), url],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for_request(server, "/trickle-b", seconds=60)
+        with pytest.raises(TimeoutError) as info:
+            dataset.cached_download(url, timeout=0.3)
+    finally:
+        proc.kill()
+        proc.wait()
+    message = str(info.value)
+    assert os.path.join(str(root), "_dl_cache", _md5(url)) in message
+    assert f"held by process {proc.pid}" in message
+
+
+def test_download_removes_stale_temporaries(root, server):
+    cache = root / "_dl_cache"
+    cache.mkdir()
+    old = time.time() - 24 * 3600
+    leftovers = [cache / "_dl_tmp_k1ll3d00", cache / "tmp.0123456789ab.0123"]
+    for path in leftovers:
+        path.write_bytes(b"partial")
+        os.utime(path, (old, old))
+    server.files["/data"] = PAYLOAD
+    url = server.base + "/data"
+    dataset.cached_download(url)
+    assert _cache_files(root) == sorted([_md5(url), "_dl_lock"])
+
+
+def test_cache_or_load_file_removes_stale_creator_directories(root):
+    old = time.time() - 24 * 3600
+    stale = root / "_tmp_k1ll3d00"
+    stale.mkdir()
+    (stale / "f.txt").write_text("partial")
+    os.utime(stale / "f.txt", (old, old))
+    os.utime(stale, (old, old))
+    path = root / "f.txt"
+    content = dataset.cache_or_load_file(
+        str(path), lambda p: pathlib.Path(p).write_text("made"), pathlib.Path.read_text
+    )
+    assert content == 4
+    assert sorted(p.name for p in root.iterdir()) == ["_create_lock", "f.txt"]

@@ -2,6 +2,7 @@ import io
 import os
 import pickle
 import stat
+import threading
 import zipfile
 
 import numpy
@@ -470,3 +471,28 @@ def test_save_npz_saves_a_dict_as_it_is(tmp_path):
         numpy.testing.assert_array_equal(f["a/W"], numpy.arange(3))
         assert int(f["t"]) == 5
         assert sorted(f.files) == ["a/W", "n", "t"]
+
+
+def test_save_to_a_fifo_streams_the_archive(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+
+    def read():
+        with open(fifo, "rb") as f:
+            received.append(f.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        serializers.save_npz(str(fifo), {"a": numpy.arange(6.0).reshape(2, 3)})
+    finally:
+        reader.join(10)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    with numpy.load(io.BytesIO(received[0])) as archive:
+        numpy.testing.assert_array_equal(archive["a"], numpy.arange(6.0).reshape(2, 3))
+
+
+def test_save_to_dev_null_keeps_the_device():
+    serializers.save_npz("/dev/null", {"a": numpy.zeros(3)}, compression=False)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

@@ -227,6 +227,49 @@ def bcast_data(comm):
             testing.assert_array_equal(p.array, q.array, err_msg=name)
 
 
+def bcast_data_mismatch(comm):
+    # The last process's model differs; bcast_data raises the same error on
+    # every process, before any data moves.
+    rank, size = comm.rank, comm.size
+    expected = {
+        "shape": "parameter '/a' has shape (3, 4) and dtype float32 on rank 0 "
+        f"but shape (3, 3) and dtype float32 on rank {size - 1}",
+        "dtype": "parameter '/b' has shape (5,) and dtype float64 on rank 0 "
+        f"but shape (5,) and dtype float32 on rank {size - 1}",
+        "count": f"rank {size - 1} has initialized parameters ['/lazy'] that "
+        "rank 0 has not",
+    }
+    for case, detail in expected.items():
+        model = Model(seed=rank)
+        if rank == size - 1:
+            if case == "shape":
+                model.a.array = model.a.array[:, :3].copy()  # 9 elements, not 12
+            elif case == "dtype":
+                model.b.array = model.b.array.astype(numpy.float32)
+            else:
+                model.lazy.initialize((2,))
+        before = {
+            name: p.array.copy()
+            for name, p in model.namedparams()
+            if p.array is not None
+        }
+        try:
+            comm.bcast_data(model)
+        except ValueError as e:
+            message = str(e)
+        else:
+            raise AssertionError(f"{case}: bcast_data did not raise on rank {rank}")
+        assert message.startswith("bcast_data: the models differ"), message
+        assert detail in message, (case, message)
+        assert len(set(comm.allgather_obj(message))) == 1
+        for name, array in before.items():
+            testing.assert_array_equal(
+                model[name.lstrip("/")].array, array, err_msg=name
+            )
+    # Every process is still in step: a matching broadcast works.
+    bcast_data(comm)
+
+
 def mean_grad(comm):
     rank, size = comm.rank, comm.size
     dummy = type(comm).__name__ == "DummyCommunicator"
@@ -368,6 +411,7 @@ def main():
             object_collectives,
             split,
             bcast_data,
+            bcast_data_mismatch,
             mean_grad,
             grad_dtype,
             config_errors,

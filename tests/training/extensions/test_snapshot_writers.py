@@ -1,5 +1,11 @@
+import io
 import os
+import signal
+import stat
+import subprocess
+import sys
 import threading
+import time
 import types
 
 import numpy
@@ -358,3 +364,102 @@ def test_standard_writer_with_a_custom_worker_without_exit_code(tmp_path):
     writer("b", str(tmp_path), _target())
     writer.finalize()
     assert sorted(os.listdir(tmp_path)) == ["a", "b"]
+
+
+# --- what a snapshot leaves on disk ---------------------------------------------
+
+
+def test_snapshot_keeps_the_mode_of_the_file_it_replaces(tmp_path):
+    path = tmp_path / "snap"
+    path.write_bytes(b"old")
+    path.chmod(0o600)
+    snapshot_writers.SimpleWriter()("snap", str(tmp_path), _target())
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert os.listdir(tmp_path) == ["snap"]
+    serializers.load_npz(str(path), _target(0.0))
+
+
+def test_snapshot_through_a_symlink_replaces_its_target(tmp_path):
+    real = tmp_path / "store" / "snap"
+    real.parent.mkdir()
+    real.write_bytes(b"old")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "snap").symlink_to(real)
+    snapshot_writers.SimpleWriter()("snap", str(out), _target(2.0))
+    assert (out / "snap").is_symlink()
+    loaded = _target(0.0)
+    serializers.load_npz(str(real), loaded)
+    assert (loaded.W.array == 2.0).all()
+    assert os.listdir(real.parent) == ["snap"]
+
+
+def test_snapshot_to_a_fifo_is_written_directly(tmp_path):
+    fifo = tmp_path / "snap"
+    os.mkfifo(fifo)
+    received = []
+
+    def read():
+        with open(fifo, "rb") as f:
+            received.append(f.read())
+
+    # A daemon: if the FIFO were replaced, nobody would ever open it.
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    snapshot_writers.SimpleWriter(savefun=_save_dict)(
+        "snap", str(tmp_path), {"a": numpy.arange(3)}
+    )
+    reader.join(10)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert os.listdir(tmp_path) == ["snap"]
+    (data,) = received
+    with numpy.load(io.BytesIO(data)) as loaded:
+        numpy.testing.assert_array_equal(loaded["a"], numpy.arange(3))
+
+
+_KILLED_SNAPSHOT = """
+import os, sys, time
+import chainer.links as L
+from chainer.training.extensions import snapshot_writers
+
+def fsync(fd):
+    # The data is written, the file not yet renamed: killed here.
+    print("WRITING", flush=True)
+    time.sleep(600)
+
+os.fsync = fsync
+snapshot_writers.SimpleWriter()("snap", sys.argv[1], L.Linear(3, 2))
+"""
+
+_NEXT_SNAPSHOT = """
+import sys
+import chainer.links as L
+from chainer.training.extensions import snapshot_writers
+snapshot_writers.SimpleWriter()("snap", sys.argv[1], L.Linear(3, 2))
+"""
+
+
+def test_killed_snapshot_leaves_one_temporary_and_the_next_removes_it(tmp_path):
+    (tmp_path / "snap").write_bytes(b"old")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_SNAPSHOT, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline() == "WRITING\n"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+    leftovers = sorted(set(os.listdir(tmp_path)) - {"snap"})
+    assert len(leftovers) == 1, leftovers
+    assert leftovers[0].startswith("tmp.")
+    assert (tmp_path / "snap").read_bytes() == b"old"
+    # The kernel dates a process start to a clock tick (10 ms): the next
+    # process starts clearly after the dead one's last write.
+    time.sleep(0.1)
+    subprocess.run(
+        [sys.executable, "-c", _NEXT_SNAPSHOT, str(tmp_path)], check=True, timeout=120
+    )
+    assert os.listdir(tmp_path) == ["snap"]

@@ -62,7 +62,8 @@ def test_open_atomic_temp_file_is_in_same_directory(tmp_path):
     with util.open_atomic(path):
         names = os.listdir(tmp_path)
         assert len(names) == 1
-        assert names[0].startswith("tmplog")
+        assert names[0].startswith("tmp.")
+        assert names[0].endswith(".log")
     assert os.listdir(tmp_path) == ["log"]
 
 

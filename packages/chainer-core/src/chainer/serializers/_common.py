@@ -7,52 +7,32 @@ anything, and a failure restores what the target held before.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import secrets
 
 import numpy
 
 from chainer import backend
 from chainer import serializer
 from chainer import variable
+from chainer.utils import atomic_file
 
 # Dtype kinds a stored array may have: bool, numbers and strings. Anything
 # else (objects, which need unpickling; records; datetimes) is refused.
 _LOADABLE_KINDS = frozenset("biufcUS")
 
 
-@contextlib.contextmanager
 def atomic_path(path):
     """Yields a temporary path beside ``path``; renames it over ``path`` on success.
 
-    A crash or exception leaves ``path`` untouched and removes the temporary
-    file, so readers never see a half-written file.
+    It is :func:`chainer.utils.atomic_file.atomic_path`: the mode of the file
+    replaced is kept, a symbolic link is followed (its target replaced), a
+    FIFO or device is written directly, and stale temporary files of the
+    directory are removed first. A crash or exception leaves ``path``
+    untouched and removes the temporary file, so readers never see a
+    half-written file.
     """
-    path = os.fspath(path)
-    directory, base = os.path.split(os.path.abspath(os.fsdecode(path)))
-    tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
-    # os.open with mode 0o666 gives the final file the usual umask-derived
-    # permissions; mkstemp would leave it readable by the owner only.
-    try:
-        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-    except FileNotFoundError:
-        raise FileNotFoundError(
-            f"cannot write '{path}': directory '{directory}' does not exist"
-        ) from None
-    try:
-        yield tmp
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    return atomic_file.atomic_path(path)
 
 
 def describe(file):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import zipfile
 import zlib
 
@@ -393,6 +394,10 @@ def save_npz(file, obj, compression=True):
         target = s.target
     if isinstance(file, (str, bytes, os.PathLike)):
         with _common.atomic_path(file) as tmp, open(tmp, "wb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                # A FIFO or a device is written in place; it cannot seek back
+                # to fill in zip headers, so the archive is streamed.
+                f = _StreamOnly(f)
             _write_npz(f, target, compression)
     else:
         if not hasattr(file, "write"):
@@ -401,6 +406,19 @@ def save_npz(file, obj, compression=True):
                 f"{type(file).__name__}"
             )
         _write_npz(file, target, compression)
+
+
+class _StreamOnly:
+    """A file seen without ``seek``/``tell``, so that zipfile streams to it."""
+
+    def __init__(self, file):
+        self._file = file
+
+    def write(self, data):
+        return self._file.write(data)
+
+    def flush(self):
+        self._file.flush()
 
 
 def load_npz(file, obj, path="", strict=True, ignore_names=None):

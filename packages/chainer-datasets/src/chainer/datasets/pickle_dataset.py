@@ -10,6 +10,7 @@ import pickle
 import threading
 
 from chainer.dataset import dataset_mixin
+from chainer.utils import atomic_file
 
 # Readers whose ``fileno`` is the file that holds the pickles, so records can
 # be read with ``os.pread`` (a GzipFile's fileno, say, is the compressed file).
@@ -231,17 +232,17 @@ class _AtomicFile:
     """Binary file written under a temporary name, renamed into place on close.
 
     Readers never see a half-written file; :meth:`discard` drops it instead.
+    The rules are those of :mod:`chainer.utils.atomic_file`.
     """
 
     def __init__(self, path):
         self.name = path
-        directory, base = os.path.split(os.path.abspath(path))
-        self._temp = os.path.join(directory, f".{base}.{os.getpid()}.{id(self)}.tmp")
-        # 'xb' refuses a stale file of the same name; permissions follow the
-        # umask like any new file.
         try:
-            self._file = open(self._temp, "xb")  # noqa: SIM115
+            self._atomic = atomic_file.AtomicFile(path)
+            self._file = open(self._atomic.path, "wb")  # noqa: SIM115
         except OSError as e:
+            if hasattr(self, "_atomic"):
+                self._atomic.discard()
             e.add_note(f"while opening {path!r} for writing")
             raise
 
@@ -264,15 +265,15 @@ class _AtomicFile:
         try:
             self._file.close()  # flushes: a full disk fails here
         except BaseException:
-            os.remove(self._temp)
+            self._atomic.discard()
             raise
-        os.replace(self._temp, self.name)
+        self._atomic.commit()
 
     def discard(self):
         if self._file.closed:
             return
         self._file.close()
-        os.remove(self._temp)
+        self._atomic.discard()
 
     def __del__(self):
         # Never closed: the file was not finished, so it does not appear.

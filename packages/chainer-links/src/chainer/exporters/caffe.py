@@ -1,7 +1,6 @@
 """Export of a computational graph in Caffe's format (prototxt + caffemodel)."""
 
 import os
-import tempfile
 
 import numpy
 
@@ -9,6 +8,7 @@ import chainer
 from chainer import function_hook
 from chainer import variable
 from chainer.links.caffe.protobuf3 import caffe_pb2 as caffe_pb
+from chainer.utils import atomic_file
 
 PROTOTXT_NAME = "chainer_model.prototxt"
 CAFFEMODEL_NAME = "chainer_model.caffemodel"
@@ -328,20 +328,9 @@ class _Converter:
 
 
 def _write_atomically(path, data, mode):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(
-        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory
-    )
-    try:
-        with os.fdopen(fd, mode) as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
+    encoding = "utf-8" if mode == "w" else None
+    with atomic_file.open_atomic(path, mode, encoding=encoding) as f:
+        f.write(data)
 
 
 def export(model, args, directory=None, export_params=True, graph_name="Graph"):

@@ -43,6 +43,62 @@ def initialized_params(model, comm_name, check=_check_host):
     return params
 
 
+def describe_params(model):
+    """Lists ``(name, shape, dtype)`` of the initialized parameters of ``model``.
+
+    In the order of names, the order the communicators move them in.
+    """
+    return [
+        (name, tuple(param.array.shape), numpy.dtype(param.array.dtype).str)
+        for name, param in sorted(model.namedparams(), key=lambda item: item[0])
+        if param.array is not None
+    ]
+
+
+def check_same_params(described, op):
+    """Raises ``ValueError`` unless every process described the same parameters.
+
+    ``described`` holds the :func:`describe_params` lists of all processes, in
+    rank order (the same on every process, so every process raises the same
+    error), and ``op`` names the operation in the message.
+    """
+    reference = described[0]
+    for rank, mine in enumerate(described):
+        if mine == reference:
+            continue
+        raise ValueError(
+            f"{op}: the models differ between processes: "
+            f"{_first_difference(reference, mine, rank)}; every process must "
+            "build the same model (same links, parameter shapes and dtypes, "
+            "and the same parameters initialized) before the call"
+        )
+
+
+def _first_difference(reference, mine, rank):
+    names = {d[0] for d in reference}
+    my_names = {d[0] for d in mine}
+    if names != my_names:
+        parts = []
+        for owner, other, extra in (
+            (0, rank, names - my_names),
+            (rank, 0, my_names - names),
+        ):
+            if extra:
+                parts.append(
+                    f"rank {owner} has initialized parameters "
+                    f"{sorted(extra)} that rank {other} has not"
+                )
+        return " and ".join(parts)
+    for ours, theirs in zip(reference, mine, strict=True):
+        if ours != theirs:
+            return (
+                f"parameter {ours[0]!r} has shape {ours[1]} and dtype "
+                f"{numpy.dtype(ours[2])} on rank 0 but shape {theirs[1]} and "
+                f"dtype {numpy.dtype(theirs[2])} on rank {rank}"
+            )
+    return f"rank 0 and rank {rank} list their parameters differently"
+
+
 def grad_params(model, zero_fill, comm_name, check=_check_host, xp=numpy):
     """Returns the parameters whose gradients take part in an average.
 

@@ -269,7 +269,9 @@ class CommunicatorBase(abc.ABC):
         """Copies the root's parameters into every process's model (collective).
 
         The initialized parameters of ``model``, in the order of their names,
-        are overwritten in place with rank 0's values.
+        are overwritten in place with rank 0's values. The processes first
+        compare their parameters' names, shapes and dtypes; if they differ,
+        every process raises the same ``ValueError`` and nothing is copied.
 
         Args:
             model (~chainer.Link): The model, built the same way everywhere.

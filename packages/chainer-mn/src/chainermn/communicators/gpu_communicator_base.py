@@ -114,8 +114,14 @@ class GpuCommunicatorBase(mpi_communicator_base.MpiCommunicatorBase):
 
         Args:
             model (~chainer.Link): The model, built the same way everywhere.
+
+        Raises:
+            ValueError: On every process, before any data moves, when the
+                processes' models differ in their parameters' names, shapes
+                or dtypes.
         """
         params = _grads.initialized_params(model, self.name, self._check_gpu)
+        self._check_same_params(model, "bcast_data")
         if not params:
             return
         cupy = self._cupy

@@ -432,12 +432,25 @@ class MpiCommunicatorBase(communicator_base.CommunicatorBase):
 
         Args:
             model (~chainer.Link): The model, built the same way everywhere.
+
+        Raises:
+            ValueError: On every process, before any data moves, when the
+                processes' models differ in their parameters' names, shapes
+                or dtypes.
         """
         params = _grads.initialized_params(model, type(self).__name__)
+        self._check_same_params(model, "bcast_data")
         buffers = self._buffers.setdefault(id(self._channel), {})
         for buf, members in _grads.pack_groups(params, "array", None, buffers):
             self._channel.bcast_inplace(buf, 0, "bcast_data")
             _grads.unpack(buf, members, "array")
+
+    def _check_same_params(self, model, op):
+        # Every process sees every process's (name, shape, dtype) list, so a
+        # mismatch raises the same error everywhere and no process is left
+        # waiting in a collective the others never enter.
+        described = self.allgather_obj(_grads.describe_params(model))
+        _grads.check_same_params(described, op)
 
     def multi_node_mean_grad(self, model, zero_fill=False):
         self._wait_pending()

@@ -30,8 +30,15 @@ class NaiveCommunicator(mpi_communicator_base.MpiCommunicatorBase):
 
         Args:
             model (~chainer.Link): The model, built the same way everywhere.
+
+        Raises:
+            ValueError: On every process, before any data moves, when the
+                processes' models differ in their parameters' names, shapes
+                or dtypes.
         """
-        for param in _grads.initialized_params(model, type(self).__name__):
+        params = _grads.initialized_params(model, type(self).__name__)
+        self._check_same_params(model, "bcast_data")
+        for param in params:
             array = param.array
             if array.flags.c_contiguous:
                 self._channel.bcast_inplace(_channel.byte_view(array), 0, "bcast_data")

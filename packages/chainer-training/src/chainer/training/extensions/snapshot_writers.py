@@ -1,53 +1,33 @@
 """Snapshot writers: how and when :func:`~chainer.training.extensions.snapshot`
 puts a serialized object on disk.
 
-Every writer saves atomically: ``savefun`` writes a temporary file named
-``tmp.<random>.<filename>`` in the directory of the final file; the file is
-then flushed to disk (``os.fsync``) and renamed over the final name with
-``os.replace``, and the directory entry is synced where the platform allows.
-A crash or a kill therefore never leaves a truncated file under the final
-name; at worst a ``tmp.*`` file stays behind, which snapshot loading never
-picks.
+Every writer saves atomically through :mod:`chainer.utils.atomic_file`:
+``savefun`` writes a temporary file named ``tmp.<12 hex digits>.<filename>``
+in the directory of the final file, locked while it is written; the file is
+then synced to disk, given the mode of the snapshot it replaces and renamed
+over the final name with ``os.replace``, and the directory is synced. A
+``savefun`` that itself writes atomically through that module (the default
+:func:`~chainer.serializers.save_npz`, and
+:func:`~chainer.serializers.save_hdf5`) writes the same temporary file, so a
+crash or a kill leaves at most one ``tmp.*`` file and never a truncated file
+under the final name; snapshot loading never picks it, and the next snapshot
+in that directory removes it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import queue
-import secrets
 import sys
 import threading
 import traceback
 
 from chainer.serializers import npz
+from chainer.utils import atomic_file
 
-# Temporary names are ``tmp.<12 hex digits>.<final name>``: they keep the
-# final name as their suffix, so a savefun that picks its format from the
-# extension still sees it. (``_snapshot`` recognises the same shape.)
-_TEMPORARY_PREFIX = "tmp."
 # Name of the threads and processes that write snapshots in the background.
 _WORKER_NAME = "chainer-snapshot-writer"
-
-
-def _fsync_path(path, directory=False):
-    flags = os.O_RDONLY
-    if directory:
-        # Directories cannot be opened (nor synced) on Windows.
-        if not hasattr(os, "O_DIRECTORY"):
-            return
-        flags |= os.O_DIRECTORY
-    fd = os.open(path, flags)
-    try:
-        os.fsync(fd)
-    except OSError:
-        # Some file systems refuse to sync a directory; the rename itself
-        # is still atomic there.
-        if not directory:
-            raise
-    finally:
-        os.close(fd)
 
 
 def _save_atomically(filename, outdir, target, savefun, hooks, kwds):
@@ -56,26 +36,14 @@ def _save_atomically(filename, outdir, target, savefun, hooks, kwds):
     directory, base = os.path.split(path)
     if not base:
         raise ValueError(f"snapshot file name {filename!r} names a directory")
-    directory = directory or "."
-    os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f"{_TEMPORARY_PREFIX}{secrets.token_hex(6)}.{base}")
-    # os.open with 0o666 gives the usual umask-derived permissions (mkstemp
-    # would leave the snapshot readable by its owner only).
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-    try:
-        savefun(tmp, target, **kwds)
-        if not os.path.exists(tmp):
+    os.makedirs(directory or ".", exist_ok=True)
+    with atomic_file.AtomicFile(path) as tmp:
+        savefun(tmp.path, target, **kwds)
+        if not os.path.exists(tmp.path):
             raise RuntimeError(
                 f"savefun {savefun!r} did not write to the path it was given "
-                f"({tmp!r}); it must save to exactly that path"
+                f"({tmp.path!r}); it must save to exactly that path"
             )
-        _fsync_path(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_path(directory, directory=True)
     for hook in hooks:
         hook()
 
@@ -90,7 +58,8 @@ class Writer:
     .. note::
        The serialized object is written to a temporary file first and then
        renamed to the target file name, so if the program stops in the
-       middle, only a ``tmp.*`` file may be left in the output directory.
+       middle, at most one ``tmp.*`` file is left in the output directory;
+       the next snapshot there removes it.
     """
 
     def __init__(self):

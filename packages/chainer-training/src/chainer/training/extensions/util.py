@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import abc
 import collections
-import contextlib
 import datetime
 import os
-import secrets
 import sys
 import time
 import warnings
+
+from chainer.utils import atomic_file
 
 
 def resolve_out(out, default):
@@ -73,18 +73,15 @@ def format_eta(seconds):
     return str(datetime.timedelta(seconds=round(seconds)))
 
 
-@contextlib.contextmanager
 def open_atomic(path, mode="w", encoding="utf-8"):
     """Opens a file whose content replaces ``path`` atomically on success.
 
-    The data goes to a temporary file in the same directory (its name starts
-    with ``tmp``); when the ``with`` block ends without an exception the file
-    is flushed, synced to disk (``os.fsync``) and renamed over ``path``
-    (``os.replace``), so ``path`` always holds either the old or the new
-    content in full. (The directory itself is not synced: a crash right
-    after the rename may leave the old content, never a partial file.) On
-    an exception the temporary file is removed and ``path`` is left
-    untouched. Missing parent directories are created.
+    It is :func:`chainer.utils.atomic_file.open_atomic` (see its rules: the
+    data goes to a locked ``tmp.<12 hex digits>.<name>`` file in the same
+    directory, synced and renamed over ``path``, whose mode is kept; a
+    symbolic link is followed, a FIFO or device written directly), with
+    text files in ``encoding`` and without newline translation, and missing
+    parent directories created. On an exception ``path`` is left untouched.
 
     Args:
         path (str): Destination file.
@@ -96,32 +93,11 @@ def open_atomic(path, mode="w", encoding="utf-8"):
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"open_atomic mode must be 'w' or 'wb', not {mode!r}")
-    path = os.fspath(path)
-    directory, base = os.path.split(os.path.abspath(path))
+    directory = os.path.dirname(os.path.abspath(os.fspath(path)))
     os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f"tmp{base}.{secrets.token_hex(4)}")
-    # os.open with 0o666 keeps the usual umask-derived permissions (mkstemp
-    # would make the final file private to its owner).
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        if mode == "wb":
-            f = os.fdopen(fd, "wb")
-        else:
-            f = os.fdopen(fd, "w", encoding=encoding, newline="")
-    except BaseException:
-        os.close(fd)
-        os.unlink(tmp)
-        raise
-    try:
-        with f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    if mode == "wb":
+        return atomic_file.open_atomic(path, "wb")
+    return atomic_file.open_atomic(path, "w", encoding=encoding, newline="")
 
 
 class ProgressBar(abc.ABC):
