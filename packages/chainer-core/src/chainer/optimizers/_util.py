@@ -26,7 +26,7 @@ def check_range(cls_name, name, value, low, high, high_inclusive=False):
 
 # (eps, dtype) pairs already found representable; update rules check on
 # every step, so this keeps the check off the per-parameter cost.
-_eps_ok = set()
+_eps_ok: set[tuple[object, object]] = set()
 
 
 def check_eps(cls_name, eps, dtype):
