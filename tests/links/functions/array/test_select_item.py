@@ -57,3 +57,12 @@ def test_out_of_range_labels_in_debug_mode(t):
     t = numpy.array(t, numpy.int32)
     with chainer.using_config("debug", True), pytest.raises(ValueError, match="t"):
         functions.select_item(x, t)
+
+
+@pytest.mark.parametrize("label", [3, 4, -1, -3])
+def test_out_of_range_index_raises(label):
+    # Outside debug mode too: a negative index used to wrap around silently.
+    x = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    t = numpy.array([0, label], numpy.int32)
+    with pytest.raises(ValueError, match=rf"select_item: t\[1\] = {label} is out"):
+        functions.select_item(x, t)

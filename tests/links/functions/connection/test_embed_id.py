@@ -191,3 +191,14 @@ def test_debug_checks_ids():
 def test_invalid(x, W):
     with pytest.raises(type_check.InvalidType):
         functions.embed_id(x, W)
+
+
+@pytest.mark.parametrize(
+    ("ignore_label", "label"), [(None, 3), (None, -1), (None, -4), (-1, -2), (-1, 3)]
+)
+def test_out_of_range_id_raises(ignore_label, label):
+    # Outside debug mode too: a negative id used to wrap around silently.
+    W = numpy.zeros((3, 2), numpy.float32)
+    x = numpy.array([[0, 1], [label, 2]], numpy.int32)
+    with pytest.raises(ValueError, match=rf"embed_id: x\[1, 0\] = {label} is out"):
+        functions.embed_id(x, W, ignore_label=ignore_label)

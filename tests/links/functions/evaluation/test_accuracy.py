@@ -77,3 +77,23 @@ def test_not_differentiable():
 def test_invalid_inputs(y, t):
     with pytest.raises(type_check.InvalidType):
         accuracy.accuracy(y, t)
+
+
+@pytest.mark.parametrize(
+    ("ignore_label", "label"), [(None, 3), (None, -1), (-1, -2), (-1, 3), (0, -1)]
+)
+def test_out_of_range_label_raises(ignore_label, label):
+    # A label outside [0, K) (other than ignore_label) can never be right:
+    # it used to be counted as a miss without a word.
+    y = numpy.eye(3, dtype=numpy.float32)
+    t = numpy.array([0, label, 2], numpy.int32)
+    with pytest.raises(
+        ValueError, match=rf"accuracy: t\[1\] = {label} is out of range"
+    ):
+        accuracy.accuracy(y, t, ignore_label=ignore_label)
+
+
+def test_ignored_labels_outside_the_classes_are_allowed():
+    y = numpy.eye(3, dtype=numpy.float32)
+    t = numpy.array([0, -1, 2], numpy.int32)
+    assert float(accuracy.accuracy(y, t, ignore_label=-1).array) == 1.0

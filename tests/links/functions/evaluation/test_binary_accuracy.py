@@ -56,3 +56,11 @@ def test_all_ignored_is_zero():
 def test_invalid_inputs(y, t):
     with pytest.raises(type_check.InvalidType):
         binary_accuracy.binary_accuracy(y, t)
+
+
+@pytest.mark.parametrize("label", [2, -2])
+def test_label_other_than_zero_one_or_ignored_raises(label):
+    y = numpy.zeros(3, numpy.float32)
+    t = numpy.array([1, -1, label], numpy.int32)
+    with pytest.raises(ValueError, match=rf"binary_accuracy: t\[2\] = {label} is out"):
+        binary_accuracy.binary_accuracy(y, t)

@@ -113,3 +113,17 @@ def test_label_num_defaults_to_max_label_plus_one():
 def test_invalid_inputs(y, t):
     with pytest.raises(type_check.InvalidType):
         cs.classification_summary(y, t)
+
+
+@pytest.mark.parametrize(
+    ("label_num", "ignore_label", "label"),
+    [(3, -1, 3), (3, -1, 4), (3, -1, -2), (None, -1, -2), (3, 0, -1)],
+)
+def test_out_of_range_label_raises(label_num, ignore_label, label):
+    # A label of label_num was counted in the ignored bin, a larger one lost.
+    y = numpy.eye(3, dtype=numpy.float32)
+    t = numpy.array([0, label, 2], numpy.int32)
+    with pytest.raises(
+        ValueError, match=rf"classification_summary: t\[1\] = {label} is out of range"
+    ):
+        cs.classification_summary(y, t, label_num, ignore_label=ignore_label)

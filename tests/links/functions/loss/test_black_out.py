@@ -88,3 +88,21 @@ def test_invalid_inputs(index, value):
     inputs[index] = value
     with pytest.raises(type_check.InvalidType):
         black_out.black_out(*inputs)
+
+
+@pytest.mark.parametrize(
+    ("t", "samples", "match"),
+    [
+        ([0, 4], [[1], [2]], r"t\[1\] = 4 "),
+        ([0, -1], [[1], [2]], r"t\[1\] = -1 "),
+        ([0, 1], [[1], [-2]], r"samples\[1, 0\] = -2 "),
+        ([0, 1], [[4], [2]], r"samples\[0, 0\] = 4 "),
+    ],
+)
+def test_out_of_range_label_or_sample_raises(t, samples, match):
+    x = numpy.zeros((2, 3), numpy.float32)
+    W = numpy.zeros((4, 3), numpy.float32)
+    t = numpy.array(t, numpy.int32)
+    samples = numpy.array(samples, numpy.int32)
+    with pytest.raises(ValueError, match="black_out: " + match):
+        black_out.black_out(x, t, W, samples)

@@ -195,3 +195,12 @@ def test_invalid_inputs(change):
     if cost.shape != (3, 3) or xs[0].shape[1] != 3:
         with pytest.raises(type_check.InvalidType):
             crf1d.argmax_crf1d(cost, xs)
+
+
+@pytest.mark.parametrize("label", [3, -1])
+def test_out_of_range_label_raises(label):
+    cost = numpy.zeros((3, 3), numpy.float32)
+    xs = [numpy.zeros((2, 3), numpy.float32), numpy.zeros((1, 3), numpy.float32)]
+    ys = [numpy.array([0, 1], numpy.int32), numpy.array([label], numpy.int32)]
+    with pytest.raises(ValueError, match=rf"crf1d: ys\[1\]\[0\] = {label} "):
+        crf1d.crf1d(cost, xs, ys)

@@ -172,3 +172,42 @@ def test_invalid_inputs(t, kwargs):
     xs, _ = _inputs()
     with pytest.raises(type_check.InvalidType):
         ctc.connectionist_temporal_classification(xs, t, 0, **kwargs)
+
+
+@pytest.mark.parametrize("label", [3, 5, -1])
+def test_out_of_range_label_raises(label):
+    xs, t = _inputs()
+    t[1, 0] = label
+    with pytest.raises(ValueError, match=rf"classification: t\[1, 0\] = {label} "):
+        ctc.connectionist_temporal_classification(xs, t, 0)
+
+
+def test_labels_past_label_length_are_padding():
+    xs, t = _inputs()
+    t[1, 1] = -1
+    label_length = numpy.array([2, 1], numpy.int32)
+    loss = ctc.connectionist_temporal_classification(
+        xs, t, 0, label_length=label_length, reduce="no"
+    )
+    assert numpy.isfinite(loss.array).all()
+
+
+@pytest.mark.parametrize(
+    ("input_length", "label_length", "match"),
+    [
+        ([4, 5], [2, 2], r"input_length\[1\] = 5 "),
+        ([4, -1], [2, 2], r"input_length\[1\] = -1 "),
+        ([4, 4], [3, 2], r"label_length\[0\] = 3 "),
+        ([4, 4], [2, -1], r"label_length\[1\] = -1 "),
+    ],
+)
+def test_out_of_range_lengths_raise(input_length, label_length, match):
+    xs, t = _inputs()
+    with pytest.raises(ValueError, match=match):
+        ctc.connectionist_temporal_classification(
+            xs,
+            t,
+            0,
+            input_length=numpy.array(input_length, numpy.int32),
+            label_length=numpy.array(label_length, numpy.int32),
+        )

@@ -83,3 +83,12 @@ def test_invalid_reduce():
 def test_invalid_inputs(x, t):
     with pytest.raises(type_check.InvalidType):
         hinge.hinge(x, t)
+
+
+@pytest.mark.parametrize("label", [3, -1, -3])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_out_of_range_label_raises(label, reduce):
+    x = numpy.zeros((2, 3), numpy.float32)
+    t = numpy.array([0, label], numpy.int32)
+    with pytest.raises(ValueError, match=rf"hinge: t\[1\] = {label} is out of range"):
+        hinge.hinge(x, t, reduce=reduce)

@@ -120,3 +120,21 @@ def test_invalid_inputs(index, value):
     inputs[index] = value
     with pytest.raises(type_check.InvalidType):
         ns.negative_sampling(*inputs, lambda s: numpy.zeros(s, "i"), 2)
+
+
+@pytest.mark.parametrize("label", [4, -2])
+@pytest.mark.parametrize("reduce", ["sum", "no"])
+def test_out_of_range_label_raises(label, reduce):
+    # -1 is ignored; -2 used to read W's second-to-last row, 4 to fail in
+    # NumPy's indexing (and read anything on a GPU).
+    x = numpy.zeros((3, 2), numpy.float32)
+    W = numpy.zeros((4, 2), numpy.float32)
+    t = numpy.array([0, -1, label], numpy.int32)
+
+    def sampler(shape):
+        return numpy.zeros(shape, numpy.int32)
+
+    with pytest.raises(
+        ValueError, match=rf"negative_sampling: t\[2\] = {label} is out of range"
+    ):
+        ns.negative_sampling(x, t, W, sampler, 2, reduce=reduce)

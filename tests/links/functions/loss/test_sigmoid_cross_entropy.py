@@ -88,3 +88,15 @@ def test_invalid_reduce():
 def test_invalid_inputs(x, t):
     with pytest.raises(type_check.InvalidType):
         sce.sigmoid_cross_entropy(x, t)
+
+
+@pytest.mark.parametrize("label", [2, -2])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_label_other_than_zero_one_or_ignored_raises(label, reduce):
+    # A label of 2 used to give a loss minimised at x = +inf, without a word.
+    x = numpy.zeros((2, 2), numpy.float32)
+    t = numpy.array([[0, 1], [-1, label]], numpy.int32)
+    with pytest.raises(
+        ValueError, match=rf"sigmoid_cross_entropy: t\[1, 1\] = {label} is out"
+    ):
+        sce.sigmoid_cross_entropy(x, t, reduce=reduce)

@@ -406,3 +406,93 @@ def test_creator_y_is_none_with_double_backprop():
         chainer.Variable(x), t, enable_double_backprop=True
     )
     assert loss.creator.y is None
+
+
+# Every path checks the labels (issue 21): the fused NumPy path, the generic
+# 2-d path (arrays other than exact NumPy ones, as CuPy's without a kernel),
+# and the unfused paths that the options select.
+_PATHS = {
+    "numpy-fused": ({}, False),
+    "generic-fused": ({}, True),
+    "reduce-no": ({"reduce": "no"}, False),
+    "class-weight": ({"class_weight": numpy.ones(3, numpy.float32)}, False),
+    "no-cache": ({"cache_score": False}, False),
+    "double-backprop": ({"enable_double_backprop": True}, False),
+    "not-normalized": ({"normalize": False}, False),
+}
+
+
+@pytest.mark.parametrize("path", sorted(_PATHS))
+@pytest.mark.parametrize(("label", "shown"), [(3, "3"), (-2, "-2"), (7, "7")])
+def test_out_of_range_label_raises_on_every_path(path, label, shown):
+    kwargs, generic = _PATHS[path]
+    x, t = _inputs()
+    t[1] = label
+    if generic:
+        x = x.view(_ArraySubclass)
+    with pytest.raises(ValueError, match=rf"softmax_cross_entropy: t\[1\] = {shown} "):
+        sce.softmax_cross_entropy(x, t, **kwargs)
+
+
+@pytest.mark.parametrize("path", sorted(_PATHS))
+def test_out_of_range_label_among_ignored_ones_raises(path):
+    kwargs, generic = _PATHS[path]
+    x, t = _inputs()
+    t[0] = -1
+    t[3] = 3
+    if generic:
+        x = x.view(_ArraySubclass)
+    with pytest.raises(ValueError, match=r"t\[3\] = 3 .* or t == -1 \(ignore_label\)"):
+        sce.softmax_cross_entropy(x, t, **kwargs)
+
+
+def test_out_of_range_label_is_an_index_error_too():
+    # NumPy's indexing raised IndexError for a label past the end, as
+    # Chainer 7 does outside debug mode; code that catches it still does.
+    x, t = _inputs()
+    t[0] = 3
+    with pytest.raises(IndexError, match="out of range"):
+        sce.softmax_cross_entropy(x, t)
+
+
+def test_minus_one_is_out_of_range_with_another_ignore_label():
+    x, t = _inputs()
+    t[2] = -1
+    with pytest.raises(ValueError, match=r"t\[2\] = -1 "):
+        sce.softmax_cross_entropy(x, t, ignore_label=5)
+
+
+@pytest.mark.parametrize("generic", [False, True])
+def test_n_dimensional_labels_are_checked(generic):
+    x = numpy.random.RandomState(0).uniform(-1, 1, (2, 3, 4)).astype(numpy.float32)
+    t = numpy.zeros((2, 4), numpy.int32)
+    t[1, 2] = 3
+    if generic:
+        x = x.view(_ArraySubclass)
+    with pytest.raises(ValueError, match=r"t\[1, 2\] = 3 "):
+        sce.softmax_cross_entropy(x, t)
+
+
+@pytest.mark.parametrize("label_dtype", [numpy.int8, numpy.int16, numpy.int64])
+def test_labels_of_every_integer_dtype_are_checked(label_dtype):
+    x, t = _inputs()
+    t = t.astype(label_dtype)
+    t[0] = -3
+    with pytest.raises(ValueError, match=r"t\[0\] = -3 "):
+        sce.softmax_cross_entropy(x, t)
+    t[0] = 3
+    with pytest.raises(ValueError, match=r"t\[0\] = 3 "):
+        sce.softmax_cross_entropy(x, t)
+
+
+@pytest.mark.parametrize("generic", [False, True])
+def test_ignore_label_that_is_a_class_is_still_ignored(generic):
+    # All labels are classes here, yet those equal to ignore_label must be
+    # masked: the check's "every label in range" is not "none ignored".
+    x, _ = _inputs()
+    t = numpy.array([0, 1, 2, 1], numpy.int32)
+    expected = _expected_hard(x, t, True, None, 1, "mean")
+    if generic:
+        x = x.view(_ArraySubclass)
+    loss = sce.softmax_cross_entropy(x, t, ignore_label=1)
+    numpy.testing.assert_allclose(loss.array, expected, rtol=1e-5)

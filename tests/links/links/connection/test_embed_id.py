@@ -109,3 +109,11 @@ def test_serialization_round_trip():
     dst = embed_id.EmbedID(4, 3)
     testing.save_and_load_npz(src, dst)
     numpy.testing.assert_array_equal(dst.W.array, src.W.array)
+
+
+@pytest.mark.parametrize(("ignore_label", "label"), [(None, 3), (None, -1), (-1, -2)])
+def test_out_of_range_id_raises(ignore_label, label):
+    link = embed_id.EmbedID(3, 2, ignore_label=ignore_label)
+    x = numpy.array([0, label, 1], numpy.int32)
+    with pytest.raises(ValueError, match=rf"embed_id: x\[1\] = {label} is out"):
+        link(x)

@@ -105,3 +105,12 @@ def test_serialization_round_trip():
     dst = black_out.BlackOut(3, [3, 1, 2, 4, 5], 4)
     testing.save_and_load_npz(src, dst)
     numpy.testing.assert_array_equal(dst.W.array, src.W.array)
+
+
+@pytest.mark.parametrize("label", [5, -1])
+def test_out_of_range_label_raises(label):
+    link = _make_link(numpy.float32)
+    x = numpy.zeros((5, 3), numpy.float32)
+    t = numpy.array([0, 1, label, 3, 4], numpy.int32)
+    with pytest.raises(ValueError, match=rf"black_out: t\[2\] = {label} is out"):
+        link(x, t)

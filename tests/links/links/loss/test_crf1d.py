@@ -154,3 +154,15 @@ def test_serialization_round_trip():
     dst = crf1d.CRF1d(_K)
     testing.save_and_load_npz(src, dst)
     numpy.testing.assert_array_equal(dst.cost.array, src.cost.array)
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("label", [_K, -1])
+def test_out_of_range_label_raises(transpose, label):
+    link = _make_link(numpy.float32)
+    seqs = [numpy.zeros((3, _K), numpy.float32), numpy.zeros((2, _K), numpy.float32)]
+    labels = [numpy.array([0, 1, label], numpy.int32), numpy.array([1, 0], numpy.int32)]
+    if not transpose:
+        seqs, labels = _time_major(seqs), _time_major(labels)
+    with pytest.raises(ValueError, match=rf"crf1d: ys\[2\]\[0\] = {label} "):
+        link(seqs, labels, transpose=transpose)

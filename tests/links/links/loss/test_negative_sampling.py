@@ -103,3 +103,12 @@ def test_serialization_round_trip():
     dst = negative_sampling.NegativeSampling(2, [1, 2, 3], 1)
     testing.save_and_load_npz(src, dst)
     numpy.testing.assert_array_equal(dst.W.array, src.W.array)
+
+
+@pytest.mark.parametrize("label", [5, -2])
+def test_out_of_range_label_raises(label):
+    link = negative_sampling.NegativeSampling(3, [3, 1, 2, 4, 5], 2)
+    x = numpy.zeros((3, 3), numpy.float32)
+    t = numpy.array([0, -1, label], numpy.int32)
+    with pytest.raises(ValueError, match=rf"negative_sampling: t\[2\] = {label} "):
+        link(x, t)

@@ -171,3 +171,30 @@ def test_serialization_round_trip():
     testing.save_and_load_npz(src, dst)
     numpy.testing.assert_array_equal(dst.predictor.W.array, src.predictor.W.array)
     numpy.testing.assert_array_equal(dst.predictor.b.array, src.predictor.b.array)
+
+
+def test_linear_classifier_on_one_label_too_many_raises():
+    # Issue 21: a Classifier(L.Linear(20, 10)) fed labels 0..10 trained
+    # without a word, label 10 reading the next sample's first logit.
+    import chainer.links as L
+
+    rng = numpy.random.RandomState(0)
+    model = classifier.Classifier(L.Linear(20, 10))
+    optimizer = chainer.optimizers.SGD()
+    optimizer.setup(model)
+    x = rng.uniform(-1, 1, (100, 20)).astype(numpy.float32)
+    t = (numpy.arange(100) % 11).astype(numpy.int32)
+    with pytest.raises(ValueError, match=r"softmax_cross_entropy: t\[10\] = 10 "):
+        optimizer.update(model, x, t)
+    # In range, the same step runs.
+    optimizer.update(model, x, t % 10)
+
+
+def test_accuracy_rejects_a_label_the_loss_ignores():
+    # The loss ignores -1; accuracy with its default ignore_label=None
+    # would count it as a miss: it asks for ignore_label instead.
+    model = classifier.Classifier(_Affine())
+    x, t = _data()
+    t[0] = -1
+    with pytest.raises(ValueError, match=r"accuracy: t\[0\] = -1 "):
+        model(x, t)

@@ -12,7 +12,6 @@ import math
 import cupy
 import numpy
 
-import chainer
 from chainer.functions.loss import softmax_cross_entropy as sce
 from chainer_cuda._kernels import _compiled
 from chainer_cuda._kernels import sources
@@ -66,7 +65,9 @@ def softmax_cross_entropy(node, inputs):
     It sets what the node's 2-d path sets for backward (``y``, ``_labels``,
     ``_coeff``, ``_row_weight``, ``soft_target``) and retains both inputs;
     other cases (soft targets, class weights, ``reduce='no'``, no cached
-    score, double backprop, debug mode) run ``node.forward``.
+    score, double backprop) run ``node.forward``. The labels are checked
+    first, as on every path (the kernel reads ``x`` at a flat index built
+    from them): one reduction and one synchronisation.
 
     Args:
         node (~chainer.FunctionNode): The SoftmaxCrossEntropy node.
@@ -84,15 +85,20 @@ def softmax_cross_entropy(node, inputs):
         or node.reduce != "mean"
         or not node.cache_score
         or node.enable_double_backprop
-        or chainer.is_debug()
     ):
         return node.forward(inputs)
+    n, k = x.shape
+    ignore_label = node.ignore_label
+    # The catalogue's check (chainer.functions._labels): a LabelRangeError
+    # for a label that is neither a class nor ignore_label.
+    labels, plain = sce._check_hard_labels(t, k, ignore_label)
     node.retain_inputs((0, 1))
     node.soft_target = False
-    n, k = x.shape
-    valid = t != node.ignore_label
-    count = int(cupy.count_nonzero(valid))
-    labels = t if count == n else cupy.where(valid, t, 0)
+    if plain:
+        count = n
+    else:
+        valid = t != ignore_label
+        count = int(cupy.count_nonzero(valid))
     flat = sce._row_offsets(cupy, n, k, labels.dtype) + labels
     x = cupy.ascontiguousarray(x)
     y = cupy.empty_like(x)

@@ -1,6 +1,6 @@
-import chainer
 from chainer import backend
 from chainer import function_node
+from chainer.functions import _labels
 from chainer.utils import type_check
 
 
@@ -19,11 +19,7 @@ class SelectItem(function_node.FunctionNode):
 
     def forward(self, inputs):
         x, t = inputs
-        if chainer.is_debug() and not ((t >= 0).all() and (t < x.shape[1]).all()):
-            raise ValueError(
-                f"select_item: each t[i] must satisfy 0 <= t[i] < x.shape[1] "
-                f"= {x.shape[1]}"
-            )
+        _labels.check_labels("select_item", t, x.shape[1], None, "t", "x.shape[1]")
         self.retain_inputs((1,))
         xp = backend.get_array_module(x)
         return (x[xp.arange(len(t)), t],)
@@ -61,8 +57,8 @@ def select_item(x, t):
     Args:
         x (~chainer.Variable or :ref:`ndarray`): Matrix of shape ``(B, N)``.
         t (~chainer.Variable or :ref:`ndarray`): Signed integer array of shape
-            ``(B,)`` holding a column index in ``[0, N)`` per row (checked in
-            debug mode).
+            ``(B,)`` holding a column index in ``[0, N)`` per row (any other
+            raises ``ValueError``).
 
     Returns:
         ~chainer.Variable: Array of shape ``(B,)`` with ``y[i] = x[i, t[i]]``.

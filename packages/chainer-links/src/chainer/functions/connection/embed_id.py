@@ -2,11 +2,11 @@ import weakref
 
 import numpy
 
-import chainer
 from chainer import backend
 from chainer import function_node
 from chainer import utils
 from chainer import variable
+from chainer.functions import _labels
 from chainer.utils import type_check
 
 # Gradient buffers of embedding matrices that EmbedIDFunction allocated for a
@@ -79,14 +79,7 @@ class EmbedIDFunction(function_node.FunctionNode):
         self._w_shape = W.shape
         xp = backend.get_array_module(W)
         ignore_label = self.ignore_label
-        if chainer.is_debug():
-            valid = (x >= 0) & (x < len(W))
-            if ignore_label is not None:
-                valid |= x == ignore_label
-            if not valid.all():
-                raise ValueError(
-                    "Each not ignored `x` value need to satisfy `0 <= x < len(W)`"
-                )
+        _labels.check_labels("embed_id", x, len(W), ignore_label, "x", "len(W)")
         if ignore_label is None:
             return (W.take(x, axis=0),)
         mask = x == ignore_label
@@ -168,8 +161,8 @@ def embed_id(x, W, ignore_label=None):
     Args:
         x (~chainer.Variable or :ref:`ndarray`): Signed integer array of IDs
             of any shape with ``ndim >= 1``. Each ID must satisfy
-            ``0 <= x < V`` unless it equals ``ignore_label`` (checked in
-            debug mode).
+            ``0 <= x < V`` unless it equals ``ignore_label`` (any other
+            raises ``ValueError``).
         W (~chainer.Variable or :ref:`ndarray`): Float embedding matrix of
             shape ``(V, d)``.
         ignore_label (int or None): If an int, the rows of the output for

@@ -1,5 +1,6 @@
 from chainer import backend
 from chainer import function_node
+from chainer.functions import _labels
 from chainer.utils import type_check
 
 
@@ -42,6 +43,9 @@ class Accuracy(function_node.FunctionNode):
     def forward(self, inputs):
         y, t = inputs
         xp = backend.get_array_module(y)
+        _labels.check_labels(
+            "accuracy", t, y.shape[1], self.ignore_label, "t", "y.shape[1]"
+        )
         pred = y.argmax(axis=1).reshape(t.shape)
         if self.ignore_label is None:
             return (xp.asarray((pred == t).mean(), dtype=y.dtype),)
@@ -62,7 +66,8 @@ def accuracy(y, t, ignore_label=None):
             those of ``t`` must have length one); the prediction is the
             argmax over axis 1.
         t (~chainer.Variable or :ref:`ndarray`): Integer labels of shape
-            ``(N,)`` or ``(N, d_1, ..., d_m)``.
+            ``(N,)`` or ``(N, d_1, ..., d_m)``, each in ``[0, K)`` or equal
+            to ``ignore_label``; any other raises ``ValueError``.
         ignore_label (int or None): Instances labelled with this value are
             excluded from the count; if all are, the accuracy is 0.
 

@@ -1,5 +1,6 @@
 from chainer import backend
 from chainer import function_node
+from chainer.functions import _labels
 from chainer.utils import type_check
 
 
@@ -19,6 +20,7 @@ class BinaryAccuracy(function_node.FunctionNode):
     def forward(self, inputs):
         y, t = inputs
         xp = backend.get_array_module(y)
+        _labels.check_labels("binary_accuracy", t, 2, self.ignore_label)
         mask = t != self.ignore_label
         count = max(int(mask.sum()), 1)
         # A score is a positive prediction when it is >= 0 (pre-sigmoid).
@@ -33,7 +35,8 @@ def binary_accuracy(y, t):
         y (~chainer.Variable or :ref:`ndarray`): Float scores of any shape;
             ``y >= 0`` predicts label 1 (use pre-sigmoid values).
         t (~chainer.Variable or :ref:`ndarray`): Integer labels (0 or 1) of
-            ``y``'s shape; ``-1`` marks instances to ignore.
+            ``y``'s shape; ``-1`` marks instances to ignore (any other value
+            raises ``ValueError``).
 
     Returns:
         ~chainer.Variable: A scalar (shape ``()``) of ``y``'s dtype; 0 when

@@ -2,6 +2,7 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions import _labels
 from chainer.utils import type_check
 
 
@@ -38,6 +39,10 @@ class ClassificationSummary(function_node.FunctionNode):
             label_num = int(t.max()) + 1 if t.size else 0
         else:
             label_num = int(self.label_num)
+        # A label past label_num would be counted in the ignored bin, or lost.
+        _labels.check_labels(
+            "classification_summary", t, label_num, self.ignore_label, "t", "label_num"
+        )
         # Ignored instances are counted in an extra bin, label_num, and dropped.
         mask = (t == self.ignore_label).ravel()
         pred = xp.where(mask, label_num, y.argmax(axis=1).ravel())
@@ -80,7 +85,8 @@ def classification_summary(y, t, label_num=None, beta=1.0, ignore_label=-1):
             ``(N, K)`` or ``(N, K, d_1, ..., d_m)``; the prediction is the
             argmax over axis 1.
         t (~chainer.Variable or :ref:`ndarray`): Integer labels of shape
-            ``(N,)`` or ``(N, d_1, ..., d_m)``, each in ``[0, label_num)``.
+            ``(N,)`` or ``(N, d_1, ..., d_m)``, each in ``[0, label_num)`` or
+            equal to ``ignore_label`` (any other raises ``ValueError``).
         label_num (int or None): Number of classes; ``None`` takes the
             largest label in ``t`` plus one.
         beta (float): Weight of recall relative to precision in the F-beta

@@ -1,5 +1,6 @@
 from chainer import _ops
 from chainer import variable
+from chainer.functions import _labels
 from chainer.functions.array import concat
 from chainer.functions.math import exponential
 from chainer.functions.math import logsumexp
@@ -32,6 +33,8 @@ def _check_inputs(x, t, W, samples):
             "x: (B, D), t: (B,), W: (V, D), samples: (B, S)",
             f"x: {x.shape}, t: {t.shape}, W: {W.shape}, samples: {samples.shape}",
         )
+    _labels.check_labels("black_out", t, len(W), None, "t", "len(W)")
+    _labels.check_labels("black_out", samples, len(W), None, "samples", "len(W)")
 
 
 def black_out(x, t, W, samples, reduce="mean"):
@@ -50,11 +53,11 @@ def black_out(x, t, W, samples, reduce="mean"):
         x (~chainer.Variable or :ref:`ndarray`): Float input vectors of shape
             ``(B, D)``.
         t (~chainer.Variable or :ref:`ndarray`): Integer labels of shape
-            ``(B,)``.
+            ``(B,)``, each in ``[0, V)`` (any other raises ``ValueError``).
         W (~chainer.Variable or :ref:`ndarray`): Output weight matrix of
             shape ``(V, D)`` and ``x``'s dtype.
         samples (~chainer.Variable or :ref:`ndarray`): Integer negative
-            samples of shape ``(B, S)``.
+            samples of shape ``(B, S)``, each in ``[0, V)``.
         reduce (str): ``'mean'`` averages over the batch; ``'no'`` returns
             the loss of each example, of shape ``(B,)``.
 

@@ -1,6 +1,7 @@
 from chainer import _ops
 from chainer import backend
 from chainer import variable
+from chainer.functions import _labels
 from chainer.functions.array import concat
 from chainer.functions.math import logsumexp
 from chainer.utils import type_check
@@ -44,6 +45,14 @@ def _check_inputs(cost, xs, ys=None):
                 f"ys[{i}]: int array of shape xs[{i}].shape[0:1]",
                 f"ys[{i}]: {y.dtype} array of shape {y.shape}",
             )
+    ys = [_array(y) for y in ys]
+    xp = backend.get_array_module(ys[0])
+    try:
+        # All steps at once: one reduction (one synchronisation on a GPU).
+        _labels.check_labels("crf1d", xp.concatenate(ys), n_label)
+    except _labels.LabelRangeError:
+        for i, y in enumerate(ys):
+            _labels.check_labels("crf1d", y, n_label, None, f"ys[{i}]", "cost.shape[0]")
 
 
 def _join(head, rests):
@@ -97,7 +106,8 @@ def crf1d(cost, xs, ys, reduce="mean"):
         xs (list of ~chainer.Variable or :ref:`ndarray`): Costs of each step,
             ``xs[i]`` of shape ``(B_i, K)`` with ``B_i >= B_{i+1}``.
         ys (list of ~chainer.Variable or :ref:`ndarray`): Expected labels,
-            ``ys[i]`` an integer array of shape ``(B_i,)``.
+            ``ys[i]`` an integer array of shape ``(B_i,)``, each in ``[0, K)``
+            (any other raises ``ValueError``).
         reduce (str): ``'mean'`` averages over the ``B_0`` sequences; ``'no'``
             returns the loss of each sequence, of shape ``(B_0,)``.
 

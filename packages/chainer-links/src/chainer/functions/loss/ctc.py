@@ -5,6 +5,7 @@ import numpy
 from chainer import backend
 from chainer import function_node
 from chainer import variable
+from chainer.functions import _labels
 from chainer.functions.array import stack
 from chainer.utils import type_check
 
@@ -60,6 +61,16 @@ class ConnectionistTemporalClassification(function_node.FunctionNode):
         input_length, label_length, t, x = inputs
         xp = backend.get_array_module(x)
         n_time, n_batch, n_unit = x.shape
+        name = "connectionist_temporal_classification"
+        _labels.check_labels(
+            name, input_length, n_time + 1, None, "input_length", "len(x) + 1"
+        )
+        _labels.check_labels(
+            name, label_length, t.shape[1] + 1, None, "label_length", "t.shape[1] + 1"
+        )
+        # Labels past a sequence's label_length are padding, never read.
+        labelled = xp.arange(t.shape[1]) < label_length[:, None]
+        _labels.check_labels(name, xp.where(labelled, t, 0), n_unit, None, "t", "V")
         n_state = 2 * t.shape[1] + 1
         neg = self.zero_padding
         # float16 lacks the range of zero_padding and the precision needed.
@@ -173,14 +184,16 @@ def connectionist_temporal_classification(
             ``V`` the number of units (labels and blank). The softmax is
             applied here, so do not apply it beforehand.
         t (~chainer.Variable or :ref:`ndarray`): Integer expected label
-            sequences of shape ``(B, L)``.
+            sequences of shape ``(B, L)``, each label in ``[0, V)`` (any
+            other raises ``ValueError``; those past ``label_length`` are
+            padding and not checked).
         blank_symbol (int): Index of the blank symbol, in ``[0, V)``.
         input_length (~chainer.Variable or :ref:`ndarray`): Integer valid
-            length of each input sequence, of shape ``(B,)`` (default: all
-            of ``x``).
+            length of each input sequence, of shape ``(B,)``, each in
+            ``[0, len(x)]`` (default: all of ``x``).
         label_length (~chainer.Variable or :ref:`ndarray`): Integer valid
-            length of each label sequence, of shape ``(B,)`` (default: all
-            of ``t``).
+            length of each label sequence, of shape ``(B,)``, each in
+            ``[0, L]`` (default: all of ``t``).
         reduce (str): ``'mean'`` averages over the batch; ``'no'`` returns
             the loss of each sequence, of shape ``(B,)``.
 

@@ -1,5 +1,6 @@
 from chainer import backend
 from chainer import function_node
+from chainer.functions import _labels
 from chainer.utils import type_check
 
 
@@ -37,6 +38,7 @@ class Hinge(function_node.FunctionNode):
     def forward(self, inputs):
         x, t = inputs
         xp = backend.get_array_module(x)
+        _labels.check_labels("hinge", t, x.shape[1], None, "t", "x.shape[1]")
         n = len(t)
         # sign is -1 at the true label and +1 elsewhere: margin = 1 + sign * x.
         sign = xp.ones_like(x)
@@ -80,7 +82,7 @@ def hinge(x, t, norm="L1", reduce="mean"):
         x (~chainer.Variable or :ref:`ndarray`): Float scores of shape
             ``(N, K)``.
         t (~chainer.Variable or :ref:`ndarray`): Integer labels of shape
-            ``(N,)``, each in ``[0, K)``.
+            ``(N,)``, each in ``[0, K)`` (any other raises ``ValueError``).
         norm (str): ``'L1'`` or ``'L2'``.
         reduce (str): ``'mean'`` averages the summed loss over the batch;
             ``'no'`` returns the elementwise loss of shape ``(N, K)``.

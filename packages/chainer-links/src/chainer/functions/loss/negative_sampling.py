@@ -1,6 +1,7 @@
 from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer.functions import _labels
 from chainer.functions.activation import sigmoid
 from chainer.functions.array import scatter_add
 from chainer.utils import type_check
@@ -44,6 +45,9 @@ class NegativeSamplingFunction(function_node.FunctionNode):
         self.retain_inputs((0, 2))
         x, t, W = inputs
         xp = backend.get_array_module(x)
+        _labels.check_labels(
+            "negative_sampling", t, len(W), self.ignore_label, "t", "len(W)"
+        )
         self.ignore_mask = t != self.ignore_label
         self.samples = self._make_samples(xp, t)
         wx = _scores(W[self.samples], x)
@@ -106,7 +110,8 @@ def negative_sampling(x, t, W, sampler, sample_size, reduce="sum", **kwargs):
         x (~chainer.Variable or :ref:`ndarray`): Float input vectors of shape
             ``(B, D)``.
         t (~chainer.Variable or :ref:`ndarray`): Integer labels of shape
-            ``(B,)``; ``-1`` marks an example to ignore.
+            ``(B,)``, each in ``[0, V)``; ``-1`` marks an example to ignore
+            (any other value raises ``ValueError``).
         W (~chainer.Variable or :ref:`ndarray`): Weight matrix of shape
             ``(V, D)`` and ``x``'s dtype.
         sampler (callable): Takes a shape and returns an integer array of that

@@ -2,6 +2,7 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
+from chainer.functions import _labels
 from chainer.functions.activation import sigmoid
 from chainer.utils import type_check
 
@@ -32,6 +33,8 @@ class SigmoidCrossEntropy(function_node.FunctionNode):
         self.retain_inputs((0, 1))
         x, t = inputs
         xp = backend.get_array_module(x)
+        # A label of 2 would give a loss minimised at x = +inf, not an error.
+        _labels.check_labels("sigmoid_cross_entropy", t, 2, self.ignore_label)
         self.ignore_mask = t != self.ignore_label
         # -(t log s(x) + (1 - t) log(1 - s(x))) = log(1 + exp(x)) - t x, written
         # as max(x, 0) - t x + log1p(exp(-|x|)) so that exp cannot overflow.
@@ -75,8 +78,8 @@ def sigmoid_cross_entropy(x, t, normalize=True, reduce="mean"):
             are unnormalized log probabilities (any shape, typically
             ``(N, M)``).
         t (~chainer.Variable or :ref:`ndarray`): Integer labels of ``x``'s
-            shape: 1 or 0, or -1 for an instance to ignore. The loss is 0 if
-            all labels are -1.
+            shape: 1 or 0, or -1 for an instance to ignore (any other value
+            raises ``ValueError``). The loss is 0 if all labels are -1.
         normalize (bool): With ``reduce='mean'``, divide by the number of
             non-ignored instances if ``True``, or by the batch size
             ``len(x)`` if ``False``.

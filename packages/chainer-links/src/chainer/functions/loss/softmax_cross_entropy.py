@@ -6,6 +6,7 @@ from chainer import backend
 from chainer import function_node
 from chainer import utils
 from chainer import variable
+from chainer.functions import _labels
 from chainer.functions.activation import softmax
 from chainer.functions.evaluation import accuracy
 from chainer.utils import type_check
@@ -21,10 +22,10 @@ _exp = numpy.exp
 _log = numpy.log
 _expm1 = numpy.expm1
 _count_nonzero = numpy.count_nonzero
-_where = numpy.where
 _array = numpy.array
 _new = object.__new__
 _make_variable = variable.Variable._make
+_check_labels = _labels.check_labels
 
 
 # Cached read-only 0-d arrays: NumPy 1.x pays for value-based casting when an
@@ -102,12 +103,14 @@ def _check_class_weight_option(class_weight):
         raise ValueError("The dtype of class_weight should be 'f'")
 
 
-def _check_input_values(x, t, ignore_label):
-    if not (((t >= 0) & (t < x.shape[1])) | (t == ignore_label)).all():
-        raise ValueError(
-            "Each label `t` need to satisfy `0 <= t < x.shape[1] or "
-            f"t == {ignore_label}`"
-        )
+def _check_hard_labels(t, k, ignore_label):
+    # The labels safe to index x with (ignored ones replaced by 0), and
+    # whether none is ignored; raises LabelRangeError for a label that is
+    # neither a class nor ignore_label.
+    labels = _check_labels(
+        "softmax_cross_entropy", t, k, ignore_label, "t", "x.shape[1]"
+    )
+    return labels, labels is t and not 0 <= ignore_label < k
 
 
 def _log_softmax(x, xp):
@@ -253,25 +256,27 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         # multiplication. Only x is retained (for an attempt to differentiate
         # the gradient, see backward).
         self._input_indexes_to_retain = _X_ONLY
-        local = _cfg_local.__dict__
-        if local.get("debug", _cfg_global.debug) if local else _cfg_global.debug:
-            _check_input_values(x, t, self.ignore_label)
         dtype = x.dtype
         key = (x.shape, dtype, t.dtype)
         offsets, ones_k, ones_n = _numpy_consts.get(key) or _numpy_constants(key)
         n = len(offsets)
+        # Labels that are all classes (the usual case with ignore_label -1)
+        # need no mask: the check (argmin and argmax of t) tells, at a
+        # fraction of the cost of a comparison and a count.
+        k = x.shape[1]
+        ignore_label = self.ignore_label
+        labels = _check_labels(
+            "softmax_cross_entropy", t, k, ignore_label, "t", "x.shape[1]"
+        )
         shifted = x - _max_reduce(x, 1, None, None, True)
         e = _exp(shifted)
         s = e.dot(ones_k)
-        # Labels all above ignore_label (the usual case with -1) need no
-        # mask: argmin is a fraction of the cost of a comparison and a count.
-        if n and t.item(t.argmin()) > self.ignore_label:
+        if labels is t and not 0 <= ignore_label < k:
             count = n
-            flat = offsets + t
         else:
-            valid = t != _label_array(self.ignore_label, t.dtype)
+            valid = t != _label_array(ignore_label, t.dtype)
             count = _count_nonzero(valid)
-            flat = offsets + (t if count == n else _where(valid, t, 0))
+        flat = offsets + labels
         log_p = shifted.take(flat)
         log_p -= _log(s)
         e /= s.reshape(n, 1)
@@ -297,10 +302,10 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         self.retain_inputs((0, 1))
         xp = backend.get_array_module(x)
         self.soft_target = t.dtype.kind == "f"
-        if chainer.is_debug() and not self.soft_target:
-            _check_input_values(x, t, self.ignore_label)
-        if x.ndim == 2 and not self.soft_target and self._fusable:
-            return self._forward_2d(x, t, xp)
+        if not self.soft_target:
+            labels, plain = _check_hard_labels(t, x.shape[1], self.ignore_label)
+            if x.ndim == 2 and self._fusable:
+                return self._forward_2d(x, t, xp, labels, plain)
         log_y = _log_softmax(x, xp)
         if self.cache_score and not self.enable_double_backprop:
             self.y = xp.exp(log_y)
@@ -324,7 +329,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         acc = numpy.float32 if x.dtype == numpy.float16 else x.dtype
         return (xp.asarray(loss.sum(dtype=acc) * self._coeff, dtype=x.dtype),)
 
-    def _forward_2d(self, x, t, xp):
+    def _forward_2d(self, x, t, xp, labels, plain):
         # The common classifier loss on other array types (NumPy arrays take
         # the path in forward), fused: one exp, the softmax kept for
         # backward, flat take/put instead of 2-d fancy indexing, and no
@@ -333,9 +338,11 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         e = xp.exp(shifted)
         s = e.sum(axis=1, keepdims=True)
         n, k = x.shape
-        valid = t != self.ignore_label
-        count = int(xp.count_nonzero(valid))
-        labels = t if count == n else xp.where(valid, t, 0)
+        if plain:
+            count = n
+        else:
+            valid = t != self.ignore_label
+            count = int(xp.count_nonzero(valid))
         flat = _row_offsets(xp, n, k, labels.dtype) + labels
         log_p = shifted.take(flat)
         log_p -= xp.log(s).reshape(n)
@@ -513,8 +520,9 @@ def softmax_cross_entropy(
             for a cross entropy of the softmax over axis 1 at each position.
         t (~chainer.Variable or :ref:`ndarray`): Either integer labels of
             shape ``(N,)`` or ``(N, d_1, ..., d_m)``, each in ``[0, K)`` or
-            equal to ``ignore_label`` (that instance is ignored); or a float
-            soft target of the shape of ``x``, a distribution over axis 1.
+            equal to ``ignore_label`` (that instance is ignored; any other
+            value raises ``ValueError``); or a float soft target of the shape
+            of ``x``, a distribution over axis 1.
         normalize (bool): With ``reduce='mean'`` and integer labels, average
             over the non-ignored instances if ``True``, or divide by the
             batch size ``N`` if ``False``. Soft targets always average over

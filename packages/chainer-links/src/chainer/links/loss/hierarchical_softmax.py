@@ -11,6 +11,7 @@ from chainer import function_node
 from chainer import initializers
 from chainer import link
 from chainer import variable
+from chainer.functions import _labels
 from chainer.functions.activation import sigmoid
 from chainer.functions.array import scatter_add
 from chainer.utils import type_check
@@ -168,8 +169,9 @@ class BinaryHierarchicalSoftmaxFunction(function_node.FunctionNode):
         x, t, W = inputs
         xp = backend.get_array_module(x)
         n_vocab = len(self.begins) - 1
-        if t.size and (int(t.min()) < 0 or int(t.max()) >= n_vocab):
-            raise ValueError(f"t must hold word ids in [0, {n_vocab})")
+        _labels.check_labels(
+            "BinaryHierarchicalSoftmax", t, n_vocab, None, "t", "number of word ids"
+        )
         self.retain_inputs((0, 2))
         # Paths padded to the longest one of the batch; padded steps get the
         # sign 0, which cancels their gradient (and their loss, masked below).
