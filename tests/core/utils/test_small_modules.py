@@ -5,6 +5,8 @@ chainer.utils itself (tempdir, _raise_from, collections_abc)."""
 import abc
 import collections.abc
 import os
+import subprocess
+import sys
 import warnings
 
 import numpy
@@ -291,3 +293,16 @@ def test_collections_abc_and_lazy_names():
     assert callable(utils.get_order)
     with pytest.raises(AttributeError):
         utils.no_such_name  # noqa: B018
+
+
+def test_submodules_are_attributes_of_chainer_utils():
+    # In a fresh interpreter nothing has imported the submodules yet; code
+    # written for Chainer reaches them as ``chainer.utils.<name>``.
+    code = (
+        "import chainer.utils as u\n"
+        "print(u.argument.__name__, u.conv_nd.__name__, hasattr(u, 'no_such_name'))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["chainer.utils.argument", "chainer.utils.conv_nd", "False"]

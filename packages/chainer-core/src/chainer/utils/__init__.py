@@ -149,11 +149,18 @@ _LAZY = {
 
 
 def __getattr__(name):
+    import importlib
+
     module = _LAZY.get(name)
     if module is not None:
-        import importlib
-
         value = getattr(importlib.import_module(f"chainer.utils.{module}"), name)
         globals()[name] = value
         return value
+    if not name.startswith("__"):
+        # Submodules (``chainer.utils.argument``...) are attributes too, as
+        # in Chainer, whose package imports them eagerly.
+        import importlib.util
+
+        if importlib.util.find_spec(f"chainer.utils.{name}") is not None:
+            return importlib.import_module(f"chainer.utils.{name}")
     raise AttributeError(f"module 'chainer.utils' has no attribute {name!r}")
