@@ -45,6 +45,13 @@ class TestConstruction:
         with pytest.raises(TypeError, match="unexpected keyword"):
             Variable(numpy.ones(1), foo=1)
 
+    def test_layout(self):
+        # The standard layout (None) is accepted; Chainer 7's experimental
+        # layouts are refused by name.
+        assert Variable(numpy.ones(1), layout=None).shape == (1,)
+        with pytest.raises(ValueError, match="memory layout"):
+            Variable(numpy.ones((1, 2, 3, 4)), layout="NHWC")
+
     def test_keyword_options(self):
         x = Variable(numpy.ones(2, numpy.float32), name="x", requires_grad=0)
         assert x.name == "x"

@@ -230,7 +230,14 @@ class Variable:
                     "'volatile' argument is not supported anymore. "
                     "Use chainer.using_config('enable_backprop', False)"
                 )
-            raise TypeError(f"unexpected keyword arguments: {sorted(kwargs)}")
+            if kwargs.pop("layout", None) is not None:
+                raise ValueError(
+                    "Variable: only the standard memory layout is supported "
+                    "(layout=None); Chainer 7's experimental layouts of "
+                    "chainer.memory_layouts are not implemented"
+                )
+            if kwargs:
+                raise TypeError(f"unexpected keyword arguments: {sorted(kwargs)}")
         if data is not None and type(data) is not _ndarray and not _is_array(data):
             raise TypeError(
                 "numpy.ndarray or cuda.ndarray are expected as Variable data; "
