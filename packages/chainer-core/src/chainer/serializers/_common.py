@@ -199,6 +199,42 @@ def load_all_or_nothing(make_pass, obj):
         raise
 
 
+class TwoPassDeserializer(serializer.Deserializer):
+    """Base of the NPZ and HDF5 deserializers: loading in two passes.
+
+    A subclass sets ``_mode`` (None, ``'check'`` or ``'assign'``),
+    ``_cache`` and ``_source``, implements ``_pass(mode, cache)`` (see
+    :func:`load_all_or_nothing`) and answers each entry through
+    :meth:`_entry`.
+    """
+
+    _mode = None
+
+    def load(self, obj):
+        """Loads ``obj``; a failure leaves it as it was.
+
+        Every entry ``obj`` asks for is read and checked before any is
+        assigned (see :func:`load_all_or_nothing`).
+
+        Args:
+            obj: Object with a ``serialize(serializer)`` method.
+        """
+        if self._mode is not None:
+            super().load(obj)
+        else:
+            load_all_or_nothing(self._pass, obj)
+
+    def _entry(self, key, value, open_entry):
+        # One entry in the current pass: checked (and cached) in the check
+        # pass, restored into ``value`` in the assign pass.
+        stored = fetch(self._cache, key, value, self._source, open_entry)
+        if self._mode == "check":
+            return preview(key, stored, value, self._source)
+        if stored is None:
+            return None
+        return restore(key, stored, value, self._source)
+
+
 class _Recorder(serializer.Serializer):
     """Serializer keeping host copies of an object's values."""
 

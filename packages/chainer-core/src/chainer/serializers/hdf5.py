@@ -101,7 +101,7 @@ class HDF5Serializer(serializer.Serializer):
         return ret
 
 
-class HDF5Deserializer(serializer.Deserializer):
+class HDF5Deserializer(_common.TwoPassDeserializer):
     """Deserializer for the HDF5 format.
 
     Only plain datasets of numbers, bools or strings are read. Links other
@@ -162,28 +162,7 @@ class HDF5Deserializer(serializer.Deserializer):
             if not self.strict:
                 return value
             raise KeyError(f"{path!r} is not found in {self._source}")
-        stored = _common.fetch(
-            self._cache, path, value, self._source, lambda: self._open_entry(dataset)
-        )
-        if self._mode == "check":
-            return _common.preview(path, stored, value, self._source)
-        if stored is None:
-            return None
-        return _common.restore(path, stored, value, self._source)
-
-    def load(self, obj):
-        """Loads ``obj``; a failure leaves it as it was.
-
-        Every dataset ``obj`` asks for is read and checked before any is
-        assigned; see :func:`load_hdf5`.
-
-        Args:
-            obj: Object with a ``serialize(serializer)`` method.
-        """
-        if self._mode is not None:
-            super().load(obj)
-        else:
-            _common.load_all_or_nothing(self._pass, obj)
+        return self._entry(path, value, lambda: self._open_entry(dataset))
 
     def _pass(self, mode, cache):
         d = HDF5Deserializer(self.group, strict=self.strict)

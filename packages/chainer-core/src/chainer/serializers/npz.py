@@ -104,7 +104,7 @@ class DictionarySerializer(serializer.Serializer):
         return ret
 
 
-class NpzDeserializer(serializer.Deserializer):
+class NpzDeserializer(_common.TwoPassDeserializer):
     """Deserializer for an NPZ archive (or any mapping of names to arrays).
 
     Each entry's ``.npy`` header is checked against the target (shape,
@@ -190,28 +190,7 @@ class NpzDeserializer(serializer.Deserializer):
             ignored = name == key if isinstance(name, str) else name(key)
             if ignored:
                 return value
-        stored = _common.fetch(
-            self._cache, key, value, self._source, lambda: self._open_entry(key)
-        )
-        if self._mode == "check":
-            return _common.preview(key, stored, value, self._source)
-        if stored is None:
-            return None
-        return _common.restore(key, stored, value, self._source)
-
-    def load(self, obj):
-        """Loads ``obj``; a failure leaves it as it was.
-
-        Every entry ``obj`` asks for is read and checked before any is
-        assigned; see :func:`load_npz`.
-
-        Args:
-            obj: Object with a ``serialize(serializer)`` method.
-        """
-        if self._mode is not None:
-            super().load(obj)
-        else:
-            _common.load_all_or_nothing(self._pass, obj)
+        return self._entry(key, value, lambda: self._open_entry(key))
 
     def _pass(self, mode, cache):
         d = NpzDeserializer(
