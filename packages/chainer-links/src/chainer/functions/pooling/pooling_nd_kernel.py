@@ -43,6 +43,40 @@ def _split_params(params):
 class _Hooks:
     """The per-kernel pieces a subclass provides."""
 
+    @classmethod
+    @cuda.memoize()
+    def generate(klass, ndim):
+        """Returns ``(in_params, out_params, operation, name)`` for ``ndim`` axes.
+
+        The result is memoized per class and ``ndim``.
+
+        Args:
+            ndim (int): Number of spatial axes.
+
+        Returns:
+            tuple: Four strings, the arguments of ``cupy.ElementwiseKernel``.
+        """
+        return klass()._generate(ndim)
+
+    def _signature(self, ndim, array_in, array_out):
+        # Checks ``ndim`` and names the geometry parameters (input sizes d,
+        # output sizes out, window k, stride s, padding p; one per axis) and
+        # the kernel's parameter lists around the arrays read and written.
+        ndim = int(ndim)
+        if ndim < 1:
+            raise ValueError(f"ndim must be at least 1, got {ndim}")
+        self.ndim = ndim
+        ds = _names("d", ndim)
+        outs = _names("out", ndim)
+        ks = _names("k", ndim)
+        ss = _names("s", ndim)
+        ps = _names("p", ndim)
+        raws, extra = _split_params(self.in_params())
+        geometry = _int32(ds + outs + ks + ss + ps)
+        in_params = ", ".join([f"raw T {array_in}", *raws, *geometry, *extra])
+        out_params = ", ".join([f"T {array_out}", *self.out_params()])
+        return ndim, ds, outs, ks, ss, ps, in_params, out_params
+
     def _missing(self, hook):
         raise TypeError(
             f"{type(self).__name__} does not define {hook}(): a pooling kernel "
@@ -93,35 +127,10 @@ class PoolingNDKernelForward(_Hooks):
     input (padding is skipped), in C order.
     """
 
-    @classmethod
-    @cuda.memoize()
-    def generate(klass, ndim):
-        """Returns ``(in_params, out_params, operation, name)`` for ``ndim`` axes.
-
-        The result is memoized per class and ``ndim``.
-
-        Args:
-            ndim (int): Number of spatial axes.
-
-        Returns:
-            tuple: Four strings, the arguments of ``cupy.ElementwiseKernel``.
-        """
-        return klass()._generate(ndim)
-
     def _generate(self, ndim):
-        ndim = int(ndim)
-        if ndim < 1:
-            raise ValueError(f"ndim must be at least 1, got {ndim}")
-        self.ndim = ndim
-        ds = _names("d", ndim)
-        outs = _names("out", ndim)
-        ks = _names("k", ndim)
-        ss = _names("s", ndim)
-        ps = _names("p", ndim)
-        raws, extra = _split_params(self.in_params())
-        geometry = _int32(ds + outs + ks + ss + ps)
-        in_params = ", ".join(["raw T in", *raws, *geometry, *extra])
-        out_params = ", ".join(["T out", *self.out_params()])
+        ndim, ds, outs, ks, ss, ps, in_params, out_params = self._signature(
+            ndim, "in", "out"
+        )
 
         out_xs = _names("out_x", ndim)
         lines = ["int rest = i;"]
@@ -158,35 +167,10 @@ class PoolingNDKernelBackward(_Hooks):
     input element in the visited window.
     """
 
-    @classmethod
-    @cuda.memoize()
-    def generate(klass, ndim):
-        """Returns ``(in_params, out_params, operation, name)`` for ``ndim`` axes.
-
-        The result is memoized per class and ``ndim``.
-
-        Args:
-            ndim (int): Number of spatial axes.
-
-        Returns:
-            tuple: Four strings, the arguments of ``cupy.ElementwiseKernel``.
-        """
-        return klass()._generate(ndim)
-
     def _generate(self, ndim):
-        ndim = int(ndim)
-        if ndim < 1:
-            raise ValueError(f"ndim must be at least 1, got {ndim}")
-        self.ndim = ndim
-        ds = _names("d", ndim)
-        outs = _names("out", ndim)
-        ks = _names("k", ndim)
-        ss = _names("s", ndim)
-        ps = _names("p", ndim)
-        raws, extra = _split_params(self.in_params())
-        geometry = _int32(ds + outs + ks + ss + ps)
-        in_params = ", ".join(["raw T gy", *raws, *geometry, *extra])
-        out_params = ", ".join(["T gx", *self.out_params()])
+        ndim, ds, outs, ks, ss, ps, in_params, out_params = self._signature(
+            ndim, "gy", "gx"
+        )
 
         xs = _names("x", ndim)
         lines = ["int rest = i;"]
