@@ -156,6 +156,11 @@ def main(argv=None):
     if args.k < 1:
         parser.error("--k must be at least 1")
 
+    try:
+        device = chainer.get_device(args.device)
+    except (ValueError, RuntimeError) as e:
+        parser.error(f"--device {args.device}: {e}")
+
     getter = getattr(chainer.datasets, GETTERS[args.dataset])
     try:
         train, test = getter(withlabel=False)
@@ -166,10 +171,6 @@ def main(argv=None):
             message += "\n" + APT_HINT
         raise SystemExit(message) from None
 
-    try:
-        device = chainer.get_device(args.device)
-    except (ValueError, RuntimeError) as e:
-        parser.error(f"--device {args.device}: {e}")
     device.use()
     np.random.seed(args.seed)
 
