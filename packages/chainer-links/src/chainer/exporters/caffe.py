@@ -373,6 +373,10 @@ def export(model, args, directory=None, export_params=True, graph_name="Graph"):
         graph_name (str): The ``name`` of the Caffe network.
 
     Example:
+        >>> import numpy as np
+        >>> import chainer
+        >>> import chainer.functions as F
+        >>> import chainer.links as L
         >>> from chainer.exporters import caffe
         >>> class Model(chainer.Chain):
         ...     def __init__(self):
