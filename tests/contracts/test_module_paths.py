@@ -22,6 +22,7 @@ OWNERS = (
     ("chainer.functions", "chainer-links", "chainer.functions"),
     ("chainer.links", "chainer-links", "chainer.links"),
     ("chainer.distributions", "chainer-links", "chainer.distributions"),
+    ("chainer.distribution", "chainer-links", "chainer.distributions"),
     ("chainer.exporters", "chainer-links", "chainer.links"),
     ("chainer.training", "chainer-training", "chainer.training"),
     ("chainer.iterators", "chainer-training", "chainer.iterators"),
