@@ -186,13 +186,9 @@ class DeviceResident(_FinalBase):
         Raises:
             RuntimeError: ChainerX is not available in this Chainer.
         """
-        import chainerx
+        from chainer.backends import _chainerx
 
-        if not chainerx.is_available():
-            raise RuntimeError(
-                "ChainerX is not available: this Chainer does not include "
-                "ChainerX (chainerx.is_available() is False)."
-            )
+        _chainerx.check_chainerx_available()
         return self  # pragma: no cover - ChainerX never exists here
 
     @meta.final

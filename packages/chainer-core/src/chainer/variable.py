@@ -665,13 +665,9 @@ class Variable:
         Raises:
             RuntimeError: ChainerX is not available in this Chainer.
         """
-        import chainerx
+        from chainer.backends import _chainerx
 
-        if not chainerx.is_available():
-            raise RuntimeError(
-                "ChainerX is not available: this Chainer does not include "
-                "ChainerX (chainerx.is_available() is False)."
-            )
+        _chainerx.check_chainerx_available()
 
     def from_chx(self) -> None:
         """Converts ChainerX data and gradient to NumPy/CuPy arrays.

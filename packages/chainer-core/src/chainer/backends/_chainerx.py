@@ -15,7 +15,8 @@ from chainer import _backend
 from chainer import backend
 
 
-def _check_chainerx_available():
+def check_chainerx_available():
+    """Raises ``RuntimeError``: ChainerX is not available in this Chainer."""
     if not chainerx.is_available():
         raise RuntimeError(
             "ChainerX is not available. This Chainer does not include "
@@ -38,7 +39,7 @@ class ChainerxDevice(backend.Device):
     supported_array_types = (chainerx.ndarray,)
 
     def __init__(self, device):
-        _check_chainerx_available()
+        check_chainerx_available()
         self.device = device
 
     @staticmethod
@@ -48,12 +49,12 @@ class ChainerxDevice(backend.Device):
     @staticmethod
     def from_fallback_device(device):
         """Returns the ChainerX device sharing ``device``'s memory (needs ChainerX)."""
-        _check_chainerx_available()
+        check_chainerx_available()
 
     @property
     def fallback_device(self):
         """The NumPy or CuPy device of the same physical device."""
-        _check_chainerx_available()
+        check_chainerx_available()
 
     def __eq__(self, other):
         return isinstance(other, ChainerxDevice) and other.device == self.device
@@ -65,7 +66,7 @@ class ChainerxDevice(backend.Device):
         return f"<{type(self).__name__} {self.name}>"
 
     def send_array(self, array):
-        _check_chainerx_available()
+        check_chainerx_available()
 
     def is_array_supported(self, array):
         return False
@@ -74,14 +75,14 @@ class ChainerxDevice(backend.Device):
 def _array_to_chainerx(array, device=None):
     if array is None:
         return None
-    _check_chainerx_available()
+    check_chainerx_available()
 
 
 def _array_from_chainerx(array):
     if array is None:
         return None
     if isinstance(array, chainerx.ndarray):  # pragma: no cover - cannot happen
-        _check_chainerx_available()
+        check_chainerx_available()
     if not backend.is_array_supported(array):
         raise TypeError(
             "Tried to convert to a non-ChainerX array from an invalid type: "

@@ -74,6 +74,9 @@ class WeightStandardization(link_hook.LinkHook):
             self.name = name
 
     def __enter__(self):
+        # A refusal, not a missing feature: the hook keeps per-link state, so
+        # it cannot apply to every link at once. NotImplementedError (a
+        # RuntimeError) is what Chainer raises here.
         raise NotImplementedError(
             "WeightStandardization cannot be used as a context manager; add it "
             "to a link with link.add_hook(hook)"

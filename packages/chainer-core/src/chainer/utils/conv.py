@@ -18,6 +18,17 @@ import numpy
 from chainer import backend
 from chainer.utils import _blas
 from chainer.utils import _parallel
+from chainer.utils import type_check
+
+
+class OutputSizeError(type_check.InvalidType, AssertionError):
+    """Raised when a convolution's or pooling's output would have no element.
+
+    An extension of this project. Chainer asserts that output sizes are
+    positive, so the error is an ``AssertionError`` as well as an
+    :class:`~chainer.utils.type_check.InvalidType` like the other input
+    checks (an assert would vanish under ``python -O``).
+    """
 
 
 def get_conv_outsize(size, k, s, p, cover_all=False, d=1):

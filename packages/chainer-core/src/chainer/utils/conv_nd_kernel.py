@@ -65,8 +65,32 @@ def _decls_of_index(names, sizes, trailing):
     return decls
 
 
-class Im2colNDKernel:
+class _NDKernel:
+    """Common part of the im2col and col2im kernel generators.
+
+    A subclass sets ``_kind`` and writes ``_in_params``, ``_out_params`` and
+    ``_operation`` over the per-axis names of the geometry.
+    """
+
+    _kind = ""
+
+    def _generate(self, ndim):
+        ds = vars("d", ndim)
+        outs = vars("out", ndim)
+        ks = vars("k", ndim)
+        ss = vars("s", ndim)
+        ps = vars("p", ndim)
+        dis = vars("di", ndim)
+        in_params = self._in_params(ds, outs, ks, ss, ps, dis)
+        out_params = self._out_params()
+        operation = self._operation(ndim, ds, outs, ks, ss, ps, dis)
+        return in_params, out_params, operation, f"{self._kind}_{ndim}d"
+
+
+class Im2colNDKernel(_NDKernel):
     """Generates an elementwise kernel: one thread per ``col`` element."""
+
+    _kind = "im2col"
 
     def _in_params(self, ds, outs, ks, ss, ps, dis):
         ints = [f"int32 {x}" for x in ds + outs + ks + ss + ps + dis]
@@ -96,18 +120,6 @@ class Im2colNDKernel:
         lines.append("}")
         return "\n".join(lines)
 
-    def _generate(self, ndim):
-        ds = vars("d", ndim)
-        outs = vars("out", ndim)
-        ks = vars("k", ndim)
-        ss = vars("s", ndim)
-        ps = vars("p", ndim)
-        dis = vars("di", ndim)
-        in_params = self._in_params(ds, outs, ks, ss, ps, dis)
-        out_params = self._out_params()
-        operation = self._operation(ndim, ds, outs, ks, ss, ps, dis)
-        return in_params, out_params, operation, f"im2col_{ndim}d"
-
     @staticmethod
     @functools.cache
     def generate(ndim):
@@ -115,8 +127,10 @@ class Im2colNDKernel:
         return _im2col_nd_kernel._generate(ndim)
 
 
-class Col2imNDKernel:
+class Col2imNDKernel(_NDKernel):
     """Generates an elementwise kernel: one thread per ``img`` element."""
+
+    _kind = "col2im"
 
     def _in_params(self, ds, outs, ks, ss, ps, dis):
         ints = [f"int32 {x}" for x in ds + outs + ks + ss + ps + dis]
@@ -149,18 +163,6 @@ class Col2imNDKernel:
         lines += ["}"] * ndim
         lines.append("img = val;")
         return "\n".join(lines)
-
-    def _generate(self, ndim):
-        ds = vars("d", ndim)
-        outs = vars("out", ndim)
-        ks = vars("k", ndim)
-        ss = vars("s", ndim)
-        ps = vars("p", ndim)
-        dis = vars("di", ndim)
-        in_params = self._in_params(ds, outs, ks, ss, ps, dis)
-        out_params = self._out_params()
-        operation = self._operation(ndim, ds, outs, ks, ss, ps, dis)
-        return in_params, out_params, operation, f"col2im_{ndim}d"
 
     @staticmethod
     @functools.cache

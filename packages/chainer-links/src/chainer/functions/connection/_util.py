@@ -10,15 +10,6 @@ from chainer import _ops
 from chainer.functions.connection import convolution_nd
 from chainer.functions.connection import deconvolution_nd
 from chainer.utils import conv
-from chainer.utils import type_check
-
-
-class OutputSizeError(type_check.InvalidType, AssertionError):
-    """Raised when a (de)convolution's output would have no element.
-
-    Chainer asserts that output sizes are positive, so the error is an
-    AssertionError as well as an InvalidType like the other input checks.
-    """
 
 
 def check_options(name, ndim, stride, pad, dilate, groups):

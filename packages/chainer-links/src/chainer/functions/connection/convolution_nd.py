@@ -67,7 +67,7 @@ class ConvolutionND(function_node.FunctionNode):
             )
         ]
         if min(out_size, default=1) <= 0:
-            raise _util.OutputSizeError(
+            raise conv.OutputSizeError(
                 "output size > 0 on every spatial axis",
                 f"output size {tuple(out_size)} for x.shape = {tuple(x_shape)}, "
                 f"W.shape = {tuple(w_shape)}, stride = {self.stride}, "

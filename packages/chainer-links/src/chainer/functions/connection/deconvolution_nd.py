@@ -71,7 +71,7 @@ class DeconvolutionND(function_node.FunctionNode):
         if self.outsize is None:
             out_size = self._default_outsize(x_shape[2:], w_shape[2:])
             if min(out_size, default=1) <= 0:
-                raise _util.OutputSizeError(
+                raise conv.OutputSizeError(
                     "output size > 0 on every spatial axis",
                     f"output size {out_size} for x.shape = {x_shape}, "
                     f"W.shape = {w_shape}, stride = {self.stride}, pad = {self.pad}",

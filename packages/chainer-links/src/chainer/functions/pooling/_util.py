@@ -4,14 +4,6 @@ from chainer.utils import conv
 from chainer.utils import type_check
 
 
-class OutputSizeError(type_check.InvalidType, AssertionError):
-    """Raised when a pooling window does not fit in the padded input.
-
-    Chainer asserts that output sizes are positive, so the error is an
-    AssertionError as well as an InvalidType like the other input checks.
-    """
-
-
 def check_ndim(x, ndim):
     """Raises ValueError unless ``x`` has ``ndim`` spatial axes (1-d/3-d wrappers)."""
     if len(x.shape[2:]) != ndim:

@@ -3,7 +3,22 @@
 from chainer.functions.pooling import pooling_nd_kernel
 
 
-class AveragePoolingNDKernelForward(pooling_nd_kernel.PoolingNDKernelForward):
+class _AverageHooks:
+    # What both directions share: a running sum scaled by ``coeff``.
+
+    def name(self):
+        return "avg"
+
+    def in_params(self):
+        return ["T coeff"]
+
+    def before(self):
+        return "T val = (T)0;"
+
+
+class AveragePoolingNDKernelForward(
+    _AverageHooks, pooling_nd_kernel.PoolingNDKernelForward
+):
     """Writes the forward kernel of N-d average pooling.
 
     It sums the window's elements inside the input (the padding adds zero)
@@ -13,15 +28,6 @@ class AveragePoolingNDKernelForward(pooling_nd_kernel.PoolingNDKernelForward):
     each window's count of elements inside the input.
     """
 
-    def name(self):
-        return "avg"
-
-    def in_params(self):
-        return ["T coeff"]
-
-    def before(self):
-        return "T val = (T)0;"
-
     def main(self, offset, xs):
         return f"val = val + in[{offset}];"
 
@@ -29,7 +35,9 @@ class AveragePoolingNDKernelForward(pooling_nd_kernel.PoolingNDKernelForward):
         return "out = val * coeff;"
 
 
-class AveragePoolingNDKernelBackward(pooling_nd_kernel.PoolingNDKernelBackward):
+class AveragePoolingNDKernelBackward(
+    _AverageHooks, pooling_nd_kernel.PoolingNDKernelBackward
+):
     """Writes the backward kernel of N-d average pooling.
 
     Each input element sums the gradients of the windows covering it and
@@ -37,15 +45,6 @@ class AveragePoolingNDKernelBackward(pooling_nd_kernel.PoolingNDKernelBackward):
     geometry (``1 / prod(ksize)``); for per-window divisors, pass ``gy``
     already divided and ``coeff = 1``.
     """
-
-    def name(self):
-        return "avg"
-
-    def in_params(self):
-        return ["T coeff"]
-
-    def before(self):
-        return "T val = (T)0;"
 
     def main(self, offset, xs):
         return f"val = val + gy[{offset}];"

@@ -15,7 +15,6 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
-from chainer.functions.pooling import _util
 from chainer.utils import conv
 from chainer.utils import type_check
 
@@ -61,7 +60,7 @@ class PoolingND(function_node.FunctionNode):
             shape[2:], self.ksize, self.stride, self.pad, strict=True
         ):
             if size + 2 * p + (s - 1) * extra < k:
-                raise _util.OutputSizeError(
+                raise conv.OutputSizeError(
                     "a window fits in the padded input on every spatial axis",
                     f"x.shape = {shape}, ksize = {self.ksize}, "
                     f"stride = {self.stride}, pad = {self.pad}, "
