@@ -83,6 +83,9 @@ def test_autoload_registers_everything():
         print([float(v) for v in plugins.get_dataset("get_example_squares")(3)[2]])
         device = chainer.get_device("@example")
         print(type(device).__name__, device.name, chainer.get_device("@example:3").name)
+        v = chainer.Variable(numpy.ones(2, numpy.float32))
+        v.to_device("@example")
+        print(v.device, type(v.array).__name__, (v * 2).device)
         (info,) = [i for i in plugins.list_plugins() if i.name == "example"]
         print(info.distribution, info.version)
         print({kind: len(names) for kind, names in info.registered.items()})
@@ -95,8 +98,9 @@ def test_autoload_registers_everything():
     assert lines[3] == "ExampleExtension"
     assert lines[4] == "[2.0, 4.0]"
     assert lines[5] == "ExampleDevice @example @example:3"
-    assert lines[6] == "chainer-plugin-example 0.1.0"
-    assert lines[7] == (
+    assert lines[6] == "@example ExampleArray @example"
+    assert lines[7] == "chainer-plugin-example 0.1.0"
+    assert lines[8] == (
         "{'backends': 1, 'functions': 1, 'links': 1, 'extensions': 1, "
         "'datasets': 1, 'kernels': 1}"
     )
@@ -209,11 +213,21 @@ def test_example_extension_records_iterations(example):
 
 
 def test_example_device(example):
+    # The backend's arrays are of a type of its own, not NumPy's (see
+    # test_array_backend.py for models training on it).
+    from chainer_plugin_example import array as example_array
+
     device = chainer.get_device("@example")
     assert device.name == "@example"
-    assert device.xp is numpy
-    array = numpy.ones(2)
-    assert device.send(array) is array
+    assert device.xp is example_array.xp
+    assert device.xp is not numpy
+    sent = device.send(numpy.ones(2))
+    assert type(sent) is example_array.ExampleArray
+    assert device.send(sent) is sent
+    assert chainer.backend.get_device_from_array(sent) == device
+    back = chainer.get_device("@numpy").send(sent)
+    assert type(back) is numpy.ndarray
+    numpy.testing.assert_array_equal(back, [1.0, 1.0])
     assert chainer.get_device("@example:1").name == "@example:1"
     with pytest.raises(ValueError, match="non-negative int"):
         plugins.get_backend("example")(-1)

@@ -40,7 +40,7 @@ def register_datasets() -> dict[str, str]:
 
 @plugins.hookimpl
 def register_backends() -> dict[str, str]:
-    """Registers the ``'@example'`` backend."""
+    """Registers the ``'@example'`` backend (arrays of type ``ExampleArray``)."""
     return {"example": "chainer_plugin_example.device:ExampleDevice"}
 
 
