@@ -6,6 +6,7 @@ distributions: a ``*.dist-info`` folder on ``PYTHONPATH`` is all that
 ``importlib.metadata`` needs.
 """
 
+import importlib
 import itertools
 import os
 import subprocess
@@ -343,6 +344,9 @@ class _FakeKernelDevice(backend.Device):
     name = "@fakekern"
     supported_array_types = (_FakeArray,)
 
+    def send_array(self, array):
+        return array if isinstance(array, _FakeArray) else _FakeArray(array)
+
     @staticmethod
     def from_array(array):
         return _FakeKernelDevice() if isinstance(array, _FakeArray) else None
@@ -387,9 +391,10 @@ def test_update_rule_kernel_override_on_device_branch(register):
     # The kernel runs with the parameter's device made current.
     assert device.entered == 1
 
-    # A subclass is a different rule: no override, update_core_gpu runs.
+    # A subclass that updates its own way does not inherit the kernel.
     class Sub(_AddOneRule):
-        pass
+        def update_core_gpu(self, param):
+            self.update_core_cpu(param)
 
     sub_param = types.SimpleNamespace(
         array=_FakeArray(numpy.ones(2)), device=device, grad=numpy.ones(2)
@@ -439,7 +444,9 @@ def test_lazy_kernel_and_string_node_class(register, tmp_path, monkeypatch):
             register_kernels={(f"{module_name}:Node", "numpy"): f"{module_name}:kernel"}
         )
     )
-    module = sys.modules[module_name]
+    # String keys are matched by name: registration imports nothing.
+    assert module_name not in sys.modules
+    module = importlib.import_module(module_name)
     key = (module.Node, "numpy")
     stand_in = function_node._kernel_overrides[key]
     assert stand_in is not module.kernel
@@ -593,12 +600,15 @@ def test_entry_point_conflict_names_both_distributions(tmp_path):
         {"beta_plugin": _GOOD_PLUGIN},
     )
     result = _run(
-        "from chainer import plugins\nplugins.get_function('fake_fn')\n", site=tmp_path
+        "from chainer import plugins\nplugins.ensure_loaded()\n", site=tmp_path
     )
-    assert result.returncode != 0
-    assert "ValueError: function 'fake_fn' is registered by both" in result.stderr
-    assert "alpha-dist 1.0" in result.stderr
-    assert "beta-dist 2.0" in result.stderr
+    # Contained: the first loaded keeps the name, the other is dropped with a
+    # warning naming both.
+    assert result.returncode == 0, result.stderr
+    assert (
+        "PluginWarning: function 'fake_fn' of plugin 'beta' (distribution "
+        "beta-dist 2.0) is ignored: plugin 'alpha' (distribution alpha-dist 1.0)"
+    ) in result.stderr
 
 
 def test_broken_entry_point_names_plugin_and_distribution(tmp_path):
@@ -612,10 +622,11 @@ def test_broken_entry_point_names_plugin_and_distribution(tmp_path):
     result = _run(
         "from chainer import plugins\nplugins.ensure_loaded()\n", site=tmp_path
     )
-    assert result.returncode != 0
+    assert result.returncode == 0, result.stderr
     assert (
-        "ImportError: chainer plugin 'broken' (distribution broken-dist 0.3) could "
-        "not be loaded from 'broken_plugin': RuntimeError: boom" in result.stderr
+        "PluginWarning: chainer plugin 'broken' (distribution broken-dist 0.3) "
+        "could not be loaded from 'broken_plugin': RuntimeError: boom; the plugin "
+        "is skipped" in result.stderr
     )
 
 
@@ -630,8 +641,8 @@ def test_misspelled_hook_of_entry_point_fails_check_pending(tmp_path):
     result = _run(
         "from chainer import plugins\nplugins.ensure_loaded()\n", site=tmp_path
     )
-    assert result.returncode != 0
-    assert "PluginValidationError" in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert "PluginWarning" in result.stderr
     assert "'typo' (distribution typo-dist 0.1)" in result.stderr
     assert "did you mean 'register_links'" in result.stderr
 
@@ -709,7 +720,7 @@ def test_two_distributions_with_one_entry_point_name_are_an_error(tmp_path):
     result = _run(
         "from chainer import plugins\nplugins.ensure_loaded()\n", site=tmp_path
     )
-    assert result.returncode != 0
-    assert "ValueError: two chainer plugins are named 'same'" in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert "PluginWarning: two chainer plugins are named 'same'" in result.stderr
     assert "one-dist 1.0" in result.stderr
     assert "two-dist 1.0" in result.stderr

@@ -27,6 +27,14 @@ needs_no_cuda = pytest.mark.skipif(
 )
 
 _FAKE_CUPY = """
+import numpy as _numpy
+
+from chainer._backend_contract import REQUIRED_XP_NAMES as _NAMES
+
+# Real CuPy mirrors NumPy's namespace; the Device contract checks that part.
+globals().update({name: getattr(_numpy, name) for name in _NAMES if name != "ndarray"})
+
+
 class CUDARuntimeError(RuntimeError):
     pass
 

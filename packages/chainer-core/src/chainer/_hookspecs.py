@@ -18,8 +18,15 @@ heavy work when it loads). A hook may also return ``None`` to register nothing.
 When they are called: once, when the registry loads (on the first registry
 lookup, or :func:`chainer.plugins.ensure_loaded`), and again each time a plugin
 is registered or unregistered explicitly. Results are copied into plain dicts,
-so no hook is ever called per operation. Two plugins returning the same name
-for the same kind is an error that names both.
+so no hook is ever called per operation.
+
+A hook of an installed plugin that raises or returns something else than
+described below makes the registry skip that plugin, with one
+:class:`chainer.warnings.PluginWarning` naming it, its distribution and the
+hook. When two plugins return the same name for the same kind, the one from
+Chainer's own distributions wins (else the first loaded) and the other is
+dropped with a warning naming both; for :func:`chainer.plugins.register` both
+are errors.
 
 None of the hooks uses ``firstresult`` or ``historic``: every plugin's result
 is collected.
@@ -51,9 +58,18 @@ def register_backends() -> dict[str, Any] | None:
     that method (``cls(N)`` otherwise). The class's ``supported_array_types``
     lets :func:`chainer.backend.get_array_module` recognise its arrays.
 
+    Declare the array types as strings so that meeting an unknown type never
+    imports the backend: give the value as a dict ``{"device": <class or
+    "module:attr">, "array_types": ["module:QualName", ...]}`` (for CuPy,
+    ``["cupy:ndarray"]``: the type's ``__module__`` and ``__qualname__``;
+    subclasses match too). A backend that declares no array types is imported
+    when a type matches no declaration, and skipped with a warning if that
+    import fails.
+
     :return: A dict from backend name (``'cupy'``, without ``'@'``) to a
-        :class:`chainer.backend.Device` subclass or a ``"module:attr"`` string
-        naming one.
+        :class:`chainer.backend.Device` subclass, a ``"module:attr"`` string
+        naming one, or a dict with the keys ``"device"`` and
+        ``"array_types"`` as above.
     """
 
 
@@ -128,8 +144,11 @@ def register_kernels() -> dict[tuple, Any] | None:
     :meth:`chainer.FunctionNode.apply` reads, so an override costs one dict
     lookup per call.
 
-    A ``'module:Class'`` key whose module belongs to a distribution that is not
-    installed is skipped: that FunctionNode cannot be used anyway.
+    ``'module:Class'`` keys are not imported: a node class is matched by its
+    ``__module__`` and ``__qualname__``, walking its MRO, so a subclass uses
+    its base's kernel unless it defines its own ``forward`` (or, for update
+    rules, ``update_core*``). A key whose top-level package is not installed
+    is skipped: that FunctionNode cannot be used anyway.
 
     :return: A dict from ``(node_class, backend_name)`` to a kernel, where
         ``node_class`` is a :class:`chainer.FunctionNode` subclass or a

@@ -328,9 +328,9 @@ class UpdateRule:
             return
         kernel = None
         if function_node._kernel_overrides and array is not None:
-            kernel = function_node._kernel_overrides.get(
-                (type(self), function_node._backend_name(array))
-            )
+            kernel = function_node._kernel_overrides[
+                type(self), function_node._backend_name(array)
+            ]
         with param.device:
             if kernel is None:
                 self.update_core_gpu(param)

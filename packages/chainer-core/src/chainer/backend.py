@@ -23,6 +23,9 @@ _module_by_type: dict[type, Any] = {}
 _device_class_by_type: dict[type, type] = {}
 # Types known not to be arrays of any loaded backend (cleared on registration).
 _non_array_types: set[type] = set()
+# Backends declaring no array types that failed to load during a type lookup
+# (reported once; cleared on registration).
+_failed_backends: set[str] = set()
 _thread_local = threading.local()
 
 
@@ -180,10 +183,12 @@ def _backend_class(name: str):
         return plugins.get_backend(name)
     except KeyError:
         if name == "cupy":
+            from chainer.utils import install_hint
+
             raise RuntimeError(
                 "CUDA (CuPy) backend is not available: install the `chainer-cuda` "
-                "distribution and CuPy (`pip install chainer-cuda`) on a machine "
-                "with an NVIDIA GPU"
+                "distribution and CuPy on a machine with an NVIDIA GPU: "
+                + install_hint.install_hint("chainer-cuda")
             ) from None
         raise ValueError(
             f"unknown device backend '@{name}': no installed plugin registers it"
@@ -297,22 +302,61 @@ def _device_class_for_type(t: type):
         return None
     if issubclass(t, (numpy.ndarray, numpy.generic)):
         cls = CpuDevice
+    elif t.__module__ == "builtins":
+        # Scalars, None, lists, tuples and str are never arrays: no registry.
+        _non_array_types.add(t)
+        return None
     else:
-        from chainer import plugins
-
-        cls = None
-        for name in plugins.names("backends"):
-            candidate = plugins.get_backend(name)
-            types = getattr(candidate, "supported_array_types", ())
-            if types and issubclass(t, tuple(types)):
-                cls = candidate
-                break
+        cls = _plugin_device_class(t)
         if cls is None:
             _non_array_types.add(t)
             return None
     _device_class_by_type[t] = cls
     _module_by_type[t] = cls.xp
     return cls
+
+
+def _plugin_device_class(t: type):
+    # Backends declare their array types as "module:QualName" strings, so a
+    # type is matched without importing any backend; only the backend that
+    # owns the type is imported. Backends that declare none are resolved as a
+    # last resort, and one that fails to load is reported and skipped.
+    from chainer import _dispatch
+    from chainer import plugins
+
+    plugins.ensure_loaded()
+    name = _dispatch.find_array_backend(t)
+    if name is not None:
+        return _backend_class(name)
+    for name in tuple(_dispatch.undeclared_backends):
+        if name == "numpy" or name in _failed_backends:
+            continue
+        try:
+            candidate = plugins.get_backend(name)
+        except Exception as exc:
+            _failed_backends.add(name)
+            import warnings
+
+            from chainer import warnings as chainer_warnings
+
+            warnings.warn(
+                f"backend '@{name}' was skipped while looking for the owner of "
+                f"the type {t.__module__}.{t.__qualname__}: {exc}",
+                chainer_warnings.PluginWarning,
+                stacklevel=4,
+            )
+            continue
+        types = getattr(candidate, "supported_array_types", ())
+        if types and issubclass(t, tuple(types)):
+            return candidate
+    return None
+
+
+def _forget_non_array_types() -> None:
+    # Called when the registry changes: a new backend may own types that were
+    # cached as "not an array", and a failed one may have been replaced.
+    _non_array_types.clear()
+    _failed_backends.clear()
 
 
 def register_array_type(array_type: type, device_class: type[Device]) -> None:
@@ -324,7 +368,20 @@ def register_array_type(array_type: type, device_class: type[Device]) -> None:
     Args:
         array_type (type): The array class (e.g. ``cupy.ndarray``).
         device_class (type): A :class:`Device` subclass with ``xp`` set.
+
+    Raises:
+        TypeError: ``array_type`` is not a class, or ``device_class`` is not a
+            :class:`Device` subclass.
     """
+    if not isinstance(array_type, type):
+        raise TypeError(
+            f"register_array_type() takes an array class, not {array_type!r}"
+        )
+    if not (isinstance(device_class, type) and issubclass(device_class, Device)):
+        raise TypeError(
+            "register_array_type() takes a chainer.backend.Device subclass, "
+            f"not {device_class!r}"
+        )
     _device_class_by_type[array_type] = device_class
     _module_by_type[array_type] = device_class.xp
     _non_array_types.clear()

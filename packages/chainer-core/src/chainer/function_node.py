@@ -8,6 +8,7 @@ import weakref
 
 import numpy
 
+from chainer import _dispatch
 from chainer import configuration
 from chainer import function_hook
 from chainer import variable as variable_module
@@ -36,10 +37,11 @@ def _as_output_array(y):
     return y
 
 
-# (FunctionNode subclass, backend name) -> callable(node, inputs) -> outputs.
-# Filled by chainer.plugins from register_kernels(); read on every apply, so it
-# stays a plain dict.
-_kernel_overrides: dict = {}
+# (FunctionNode subclass, backend name) -> kernel(node, inputs) or None: the
+# per-class cache of chainer._dispatch, filled on first use of each pair from
+# the kernels that plugins register. Empty while no kernel is registered, so
+# apply skips the lookup; otherwise one dict lookup per call.
+_kernel_overrides = _dispatch.kernel_cache
 
 
 def _backend_name(x) -> str:
@@ -206,7 +208,7 @@ class FunctionNode:
                 hook.forward_preprocess(self, in_data)
 
         if _kernel_overrides and in_data:
-            kernel = _kernel_overrides.get((type(self), _backend_name(in_data[0])))
+            kernel = _kernel_overrides[type(self), _backend_name(in_data[0])]
             outputs = self.forward(in_data) if kernel is None else kernel(self, in_data)
         else:
             outputs = self.forward(in_data)

@@ -10,16 +10,25 @@ from chainer import plugins
 
 
 @plugins.hookimpl
-def register_backends() -> dict[str, str]:
-    """Registers the ``'@cupy'`` backend.
+def register_backends() -> dict[str, dict]:
+    """Registers the ``'@cupy'`` backend and declares CuPy's array type.
 
     It is registered whether or not CUDA is usable, so that asking for a GPU
-    device without one gives chainer-cuda's error naming what is missing.
+    device without one gives chainer-cuda's error naming what is missing. The
+    array type is declared as a string (``cupy.ndarray`` has ``__module__``
+    ``'cupy'``), so that looking up the owner of an unknown type imports
+    neither CuPy nor the device module unless the type is CuPy's.
 
     Returns:
-        dict: ``{'cupy': 'chainer_cuda._device:GpuDevice'}``.
+        dict: ``{'cupy': {'device': 'chainer_cuda._device:GpuDevice',
+        'array_types': ['cupy:ndarray']}}``.
     """
-    return {"cupy": "chainer_cuda._device:GpuDevice"}
+    return {
+        "cupy": {
+            "device": "chainer_cuda._device:GpuDevice",
+            "array_types": ["cupy:ndarray"],
+        }
+    }
 
 
 _ACTIVATION = "chainer.functions.activation"
@@ -31,9 +40,11 @@ _POOL = "chainer.functions.pooling"
 _KERNELS = "chainer_cuda._kernels"
 
 # (catalogue class, kernel), both as 'module:attr' strings: nothing is imported
-# until the registry resolves the keys, and a missing chainer-links only drops
-# the catalogue entries. Overrides are looked up by the node's exact class, so
-# the 2-d subclasses of the N-d nodes are listed too.
+# at registration (the keys are matched as strings along each node class's
+# MRO), and a missing chainer-links only leaves entries that never match. A
+# subclass inherits its base's kernel unless it defines its own forward; the
+# 2-d subclasses of the N-d nodes are still listed, so that
+# plugins.get_kernel() finds them under their own names.
 _KERNEL_TABLE = (
     (f"{_ACTIVATION}.relu:ReLU", f"{_KERNELS}.activation:relu"),
     (f"{_ACTIVATION}.relu:ReLUGrad", f"{_KERNELS}.activation:relu_grad"),

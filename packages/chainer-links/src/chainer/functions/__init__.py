@@ -471,9 +471,11 @@ def __getattr__(name):
 
     try:
         return plugins.get_function(name)
-    except KeyError:
+    except KeyError as exc:
+        # Names a plugin that failed to load and may have provided the name.
+        hint = getattr(exc, "hint", "")
         raise AttributeError(
-            f"module 'chainer.functions' has no attribute {name!r}"
+            f"module 'chainer.functions' has no attribute {name!r}{hint}"
         ) from None
 
 

@@ -145,9 +145,11 @@ def __getattr__(name):
 
     try:
         return plugins.get_link(name)
-    except KeyError:
+    except KeyError as exc:
+        # Names a plugin that failed to load and may have provided the name.
+        hint = getattr(exc, "hint", "")
         raise AttributeError(
-            f"module 'chainer.links' has no attribute {name!r}"
+            f"module 'chainer.links' has no attribute {name!r}{hint}"
         ) from None
 
 

@@ -1,0 +1,138 @@
+"""The plain tables that the hot paths read, filled by :mod:`chainer.plugins`.
+
+This is a leaf module: it imports nothing from ``chainer``, so the registry,
+:mod:`chainer.function_node`, :mod:`chainer._update_rule` and
+:mod:`chainer.backend` can all read it without import cycles.
+
+Classes are named by ``"module:QualName"`` strings (``"cupy:ndarray"``,
+``"chainer.functions.activation.relu:ReLU"``), so that registering a kernel or
+an array type imports nothing. A class is matched by walking its ``__mro__``
+once; the answer is cached per class.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# ("module:QualName", backend name) -> kernel(node, inputs).
+kernels: dict[tuple[str, str], Any] = {}
+
+# "module:QualName" of an array type -> the name of the backend that owns it.
+array_types: dict[str, str] = {}
+
+# Backends that declare no array types: resolved only when a type matches no
+# declaration (see chainer.backend).
+undeclared_backends: list[str] = []
+
+# Methods whose presence in a class's own namespace means it computes its own
+# way: a kernel registered for one of its bases does not apply to it.
+_OWN_COMPUTATION = (
+    "forward",
+    "forward_cpu",
+    "forward_gpu",
+    "update_core",
+    "update_core_cpu",
+    "update_core_gpu",
+)
+
+# The key that keeps ``kernel_cache`` non-empty while kernels are registered.
+_ACTIVE = (None, "")
+
+
+def class_name(cls: type) -> str:
+    """Returns the ``"module:QualName"`` string that names a class."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def find_kernel(node_class: type, backend_name: str):
+    """Returns the kernel for ``node_class`` on a backend, or None (uncached).
+
+    The class's ``__mro__`` is walked from the class itself: the first class
+    with a registered kernel wins, so a subclass keeps its base's kernel, unless
+    a class on the way defines its own ``forward`` (or ``update_core*``), which
+    the base's kernel would not compute.
+    """
+    if not kernels:
+        return None
+    for cls in node_class.__mro__:
+        kernel = kernels.get((class_name(cls), backend_name))
+        if kernel is not None:
+            return kernel
+        own = cls.__dict__
+        for method in _OWN_COMPUTATION:
+            if method in own:
+                return None
+    return None
+
+
+class _KernelCache(dict):
+    """``{(node class, backend name): kernel or None}``, filled on first use.
+
+    ``cache[key]`` is the hot-path read: one dict lookup once the key has been
+    seen. While any kernel is registered the cache also holds one marker entry,
+    so that an empty cache tells :meth:`chainer.FunctionNode.apply` at once
+    that there is nothing to look up.
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        node_class, backend_name = key
+        kernel = find_kernel(node_class, backend_name)
+        if kernels:
+            # Without kernels the cache stays empty: apply's fast exit.
+            self[key] = kernel
+        return kernel
+
+    def __contains__(self, key) -> bool:  # type: ignore[override]
+        # "Is there a kernel for (class, backend)?", as the plain dict answered.
+        if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type)):
+            return False
+        kernel = dict.get(self, key, _ACTIVE)
+        if kernel is _ACTIVE:
+            kernel = find_kernel(*key)
+        return kernel is not None
+
+
+kernel_cache = _KernelCache()
+
+
+def publish_kernels(table: dict) -> None:
+    """Replaces the kernel table and clears the per-class cache."""
+    kernels.clear()
+    kernels.update(table)
+    kernel_cache.clear()
+    if kernels:
+        dict.__setitem__(kernel_cache, _ACTIVE, None)
+
+
+def replace_kernel(stand_in, kernel) -> None:
+    """Swaps a lazily resolved kernel's stand-in for the kernel itself."""
+    for key, value in list(kernels.items()):
+        if value is stand_in:
+            kernels[key] = kernel
+    for key, value in list(kernel_cache.items()):
+        if value is stand_in:
+            dict.__setitem__(kernel_cache, key, kernel)
+
+
+def find_array_backend(array_type: type) -> str | None:
+    """Returns the backend name declared for ``array_type`` or a base, or None.
+
+    Only the declared ``"module:QualName"`` strings are compared, so nothing is
+    imported.
+    """
+    if not array_types:
+        return None
+    for cls in array_type.__mro__:
+        name = array_types.get(class_name(cls))
+        if name is not None:
+            return name
+    return None
+
+
+def publish_array_types(table: dict, undeclared: list) -> None:
+    """Replaces the declared array types and the backends that declare none."""
+    array_types.clear()
+    array_types.update(table)
+    undeclared_backends[:] = undeclared
