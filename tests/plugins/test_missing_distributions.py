@@ -104,6 +104,8 @@ def test_missing_distribution_is_named():
         assert f"No module named {module!r}" in message
         assert f"provided by the distribution {distribution!r}" in message
         assert f"pip install {distribution}" in message
+        # What works before the release is on the package index.
+        assert f"pip install -e packages/{distribution}" in message
 
 
 def test_user_import_forms_all_get_the_message():

@@ -171,7 +171,7 @@ def test_failed_save_leaves_old_file(tmp_path):
 
 def test_without_h5py(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "h5py", None)
-    with pytest.raises(RuntimeError, match=r"pip install chainer-core\[hdf5\]"):
+    with pytest.raises(RuntimeError, match=r"pip install 'chainer-core\[hdf5\]'"):
         serializers.save_hdf5(str(tmp_path / "x.h5"), _Obj())
     with pytest.raises(RuntimeError, match="h5py"):
         serializers.load_hdf5(str(tmp_path / "x.h5"), _Obj())

@@ -90,18 +90,20 @@ class _MissingDistributionFinder:
 def _message(fullname: str, distribution: str) -> str:
     from importlib import metadata
 
+    from chainer.utils import install_hint
+
     try:
         version = metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return (
             f"No module named {fullname!r}: it is provided by the distribution "
             f"{distribution!r}, which is not installed. Install it with: "
-            f"pip install {distribution}"
+            f"{install_hint.install_hint(distribution)}"
         )
     return (
         f"No module named {fullname!r}: the installed {distribution} {version} "
         "does not provide it yet; upgrade it with: "
-        f"pip install --upgrade {distribution}"
+        f"{install_hint.install_hint(distribution, upgrade=True)}"
     )
 
 

@@ -60,14 +60,42 @@ def _cpu_threads_status() -> str:
     return f"{_parallel.width()} (OpenBLAS idle spin 2**{team.blas.idle_spin()} cycles)"
 
 
+def _distributions_line() -> str:
+    from chainer.utils import install_hint
+
+    installed, missing = [], []
+    for name in install_hint.DISTRIBUTIONS:
+        version = _distribution_version(name)
+        if version is None:
+            missing.append(name)
+        else:
+            installed.append(f"{name} {version}")
+    line = f"Chainer distributions: {', '.join(installed) or 'none found'}"
+    if missing:
+        line += f"; not installed: {', '.join(missing)}"
+    return line
+
+
 def _format_key(key) -> str:
     if isinstance(key, tuple):
-        node_class, backend_name = key
-        return f"{node_class.__qualname__}@{backend_name}"
+        node, backend_name = key
+        # A kernel's node is a class, or the 'module:Class' text a plugin gave.
+        if isinstance(node, type):
+            node = node.__qualname__
+        return f"{str(node).rpartition(':')[2]}@{backend_name}"
     return str(key)
 
 
-def _plugin_lines() -> list[str]:
+def _counts(registered: dict) -> str:
+    parts = []
+    for kind, keys in registered.items():
+        if keys:
+            noun = kind if len(keys) != 1 else kind.removesuffix("s")
+            parts.append(f"{len(keys)} {noun}")
+    return ", ".join(parts) if parts else "nothing registered"
+
+
+def _plugin_lines(verbose: bool) -> list[str]:
     from chainer import plugins
 
     try:
@@ -82,28 +110,37 @@ def _plugin_lines() -> list[str]:
             if info.distribution
             else "registered explicitly"
         )
-        parts = [
-            f"{kind}: {', '.join(_format_key(k) for k in keys)}"
-            for kind, keys in info.registered.items()
-            if keys
-        ]
-        detail = "; ".join(parts) if parts else "nothing registered"
-        lines.append(f"  {info.name} ({origin}): {detail}")
+        # The registry sets ``error`` on a plugin it skipped because it failed.
+        error = getattr(info, "error", None)
+        if error is not None:
+            lines.append(f"  {info.name} ({origin}): failed, skipped: {error}")
+            continue
+        lines.append(f"  {info.name} ({origin}): {_counts(info.registered)}")
+        if verbose:
+            lines.extend(
+                f"    {kind}: {', '.join(_format_key(k) for k in keys)}"
+                for kind, keys in info.registered.items()
+                if keys
+            )
     return lines
 
 
-def print_runtime_info(out=None) -> None:
+def print_runtime_info(out=None, *, verbose: bool = False) -> None:
     """Shows Chainer runtime information.
 
     Prints the platform, Python, Chainer, NumPy, CuPy and h5py versions, the
-    host memory retention (see ``chainer.backend.set_host_memory_retention``),
+    version of each of Chainer's distributions that is installed, the host
+    memory retention (see ``chainer.backend.set_host_memory_retention``),
     the CPU threads that NumPy convolutions use (``CHAINER_CPU_PARALLEL``)
-    and the installed plugins with what each registered. CuPy is not
-    imported to find its version.
+    and one line per plugin: its distribution and version and how many
+    backends, functions, links, extensions, datasets and kernels it
+    registered, or why it failed. CuPy is not imported to find its version.
 
     Args:
         out: Output destination, a file-like object with ``write``. Defaults to
             ``sys.stdout``.
+        verbose (bool): If True, each plugin's line is followed by the names
+            it registered, one line per kind.
     """
     if out is None:
         out = sys.stdout
@@ -124,6 +161,7 @@ def print_runtime_info(out=None) -> None:
         f"Platform: {platform.platform()}",
         f"Python: {platform.python_version()}",
         f"Chainer: {chainer.__version__}",
+        _distributions_line(),
         "ChainerX: Not Available",
         f"NumPy: {numpy.__version__}",
         f"CuPy: {_cupy_status()}",
@@ -132,6 +170,6 @@ def print_runtime_info(out=None) -> None:
         f"Host memory retention: {_retention_status()}",
         f"CPU threads for convolutions: {_cpu_threads_status()}",
         header,
-        *_plugin_lines(),
+        *_plugin_lines(verbose),
     ]
     out.write("\n".join(lines) + "\n")

@@ -1,6 +1,10 @@
 """Version of chainer-core, and the optional dependencies it checks."""
 
-__version__ = "0.1.0"
+# This project continues Chainer's release line after 7.8.1, so that code
+# which checks ``chainer.__version__`` against Chainer 7 accepts it. The value
+# equals chainer-core's version in packages/chainer-core/pyproject.toml
+# (tests/contracts/test_distribution_metadata.py checks it).
+__version__ = "7.9.0"
 
 # Optional packages whose installed version :mod:`chainer._environment_check`
 # compares with the supported range (one entry per package family).

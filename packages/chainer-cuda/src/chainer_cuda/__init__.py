@@ -12,11 +12,13 @@ import importlib
 import importlib.util
 import threading
 
-__version__ = "0.1.0"
+__version__ = "7.9.0"
 
+# chainer-cuda is installed when this runs, so the CuPy wheel of its extras
+# (cuda12, cuda13) is the part missing; those wheels are on PyPI today.
 _INSTALL_CUPY = (
-    "pip install 'chainer-cuda[cuda12]' (CUDA 12.x) or "
-    "'chainer-cuda[cuda13]' (CUDA 13.x)"
+    "pip install cupy-cuda12x (CUDA 12.x) or cupy-cuda13x (CUDA 13.x), the "
+    "CuPy of the extras 'chainer-cuda[cuda12]' and 'chainer-cuda[cuda13]'"
 )
 _lock = threading.Lock()
 # (cupy module or None, reason it is unusable or None), once probed.

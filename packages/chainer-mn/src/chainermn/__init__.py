@@ -34,6 +34,6 @@ from chainermn.iterators import create_synchronized_iterator
 from chainermn.links import MultiNodeChainList
 from chainermn.optimizers import create_multi_node_optimizer
 
-__version__ = "0.1.0"
+__version__ = "7.9.0"
 
 global_except_hook.add_hook_if_enabled()

@@ -56,5 +56,5 @@ def test_int_input_is_invalid():
 def test_missing_scipy_is_reported(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy", None)
     monkeypatch.setitem(sys.modules, "scipy.special", None)
-    with pytest.raises(ImportError, match=r"pip install chainer-links\[special\]"):
+    with pytest.raises(ImportError, match=r"pip install 'chainer-links\[special\]'"):
         erfcinv.erfcinv(numpy.full(2, 0.5, numpy.float32))

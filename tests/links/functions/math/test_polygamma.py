@@ -83,5 +83,5 @@ def test_shapes_must_broadcast():
 def test_missing_scipy_is_reported(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy", None)
     monkeypatch.setitem(sys.modules, "scipy.special", None)
-    with pytest.raises(ImportError, match=r"pip install chainer-links\[special\]"):
+    with pytest.raises(ImportError, match=r"pip install 'chainer-links\[special\]'"):
         polygamma.polygamma(numpy.ones(2, numpy.int32), numpy.ones(2, numpy.float32))

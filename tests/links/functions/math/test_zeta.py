@@ -73,5 +73,5 @@ def test_int_q_is_invalid():
 def test_missing_scipy_is_reported(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy", None)
     monkeypatch.setitem(sys.modules, "scipy.special", None)
-    with pytest.raises(ImportError, match=r"pip install chainer-links\[special\]"):
+    with pytest.raises(ImportError, match=r"pip install 'chainer-links\[special\]'"):
         zeta.zeta(2.0, numpy.ones(2, numpy.float32))

@@ -18,14 +18,17 @@ import numpy
 from chainer import backend
 from chainer import configuration
 from chainer.backends import _dummy_device
+from chainer.utils import install_hint
 
 config = configuration.config
 DummyDeviceType = _dummy_device.DummyDeviceType
 DummyDevice = _dummy_device.DummyDevice
 
 _INSTALL_HINT = (
-    "CUDA environment is not available: install CuPy and the `chainer-cuda` "
-    "distribution (`pip install chainer-cuda`) on a machine with an NVIDIA GPU"
+    "CUDA environment is not available: on a machine with an NVIDIA GPU, "
+    "install the chainer-cuda distribution with the CuPy for its CUDA version: "
+    f"{install_hint.install_hint('chainer-cuda', 'cuda12')}; for CUDA 13.x use "
+    "the extra cuda13"
 )
 
 

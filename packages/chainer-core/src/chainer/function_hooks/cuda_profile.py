@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chainer import function_hook
 from chainer.backends import cuda
+from chainer.utils import install_hint
 
 
 class CUDAProfileHook(function_hook.FunctionHook):
@@ -20,8 +21,9 @@ class CUDAProfileHook(function_hook.FunctionHook):
     def __init__(self):
         if not cuda.available:
             raise RuntimeError(
-                "CUDAProfileHook needs CUDA, which is not available: install CuPy "
-                "and the `chainer-cuda` distribution on a machine with an NVIDIA GPU"
+                "CUDAProfileHook needs CUDA, which is not available: on a machine "
+                "with an NVIDIA GPU, install the chainer-cuda distribution with "
+                f"CuPy: {install_hint.install_hint('chainer-cuda', 'cuda12')}"
             )
         nvtx = getattr(cuda.cupy.cuda, "nvtx", None)
         if nvtx is None or not getattr(nvtx, "available", True):

@@ -10,6 +10,7 @@ from chainer import backend
 from chainer import serializer
 from chainer import variable
 from chainer.serializers import _common
+from chainer.utils import install_hint
 
 
 def _h5py():
@@ -19,7 +20,8 @@ def _h5py():
     except ImportError as exc:
         raise RuntimeError(
             "HDF5 serialization needs h5py, which is not installed: run "
-            "`pip install chainer-core[hdf5]` (or `pip install h5py`)"
+            "pip install h5py (the package of chainer-core's extra hdf5; or "
+            f"{install_hint.install_hint('chainer-core', 'hdf5')})"
         ) from exc
     return h5py
 

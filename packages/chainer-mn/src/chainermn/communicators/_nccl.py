@@ -15,6 +15,7 @@ import time
 
 import numpy
 
+from chainer.utils import install_hint
 from chainermn import _errors
 from chainermn.communicators import _channel
 
@@ -37,8 +38,9 @@ def load_cupy(name):
         raise ImportError(
             f"the {name!r} communicator runs on GPUs through NCCL and needs "
             f"chainer-cuda with CuPy and NCCL, but chainer-cuda is not installed "
-            f"({e}); install it with pip install 'chainer-cuda[cuda12]', "
-            f"{fallback}."
+            f"({e}); install it with "
+            f"{install_hint.install_hint('chainer-cuda', 'cuda12')} (use the "
+            f"extra cuda13 for CUDA 13.x), {fallback}."
         ) from e
     try:
         return chainer_cuda.get_cupy(), chainer_cuda.get_nccl()

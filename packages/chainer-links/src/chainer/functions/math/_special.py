@@ -5,6 +5,7 @@ import math
 import numpy
 
 from chainer import backend
+from chainer.utils import install_hint
 
 
 def scipy_special(function_name):
@@ -17,8 +18,9 @@ def scipy_special(function_name):
         from scipy import special
     except ImportError:
         raise ImportError(
-            f"{function_name} needs SciPy; install it with: "
-            "pip install chainer-links[special]"
+            f"{function_name} needs SciPy; install it with: pip install scipy; "
+            "or with chainer-links' extra special: "
+            f"{install_hint.install_hint('chainer-links', 'special')}"
         ) from None
     return special
 

@@ -18,6 +18,7 @@ import time
 import warnings
 
 from chainer.utils import atomic_file
+from chainer.utils import install_hint
 
 
 def resolve_out(out, default):
@@ -246,7 +247,8 @@ def render_bar(rate, length):
 
 _NO_MATPLOTLIB = (
     "cannot import matplotlib, so this extension draws no figure; install it "
-    "with `pip install matplotlib` (or `pip install chainer-training[plot]`)"
+    "with: pip install matplotlib; or with chainer-training's extra plot: "
+    f"{install_hint.install_hint('chainer-training', 'plot')}"
 )
 
 
