@@ -1,9 +1,9 @@
 """Regenerates the re-export blocks of ``chainer.functions`` and ``chainer.links``.
 
 Every public name of Chainer 7's ``chainer.functions`` / ``chainer.links``
-(the lists in ``../shared/api/chainer7-public-api.md``) that a module of the
-catalogue defines (or re-exports) is imported into the package's
-``__init__.py``. A name defined in several modules is taken from the module
+(as listed in ``tests/contracts/chainer7-public-api.tsv``, see ``api_list.py``)
+that a module of the catalogue defines (or re-exports) is imported into the
+package's ``__init__.py``. A name defined in several modules is taken from the module
 named after it, else from the first module in path order.
 
 Run: ``python scripts/gen_catalogue_init.py [-v]`` from the repository root.
@@ -11,22 +11,24 @@ Run: ``python scripts/gen_catalogue_init.py [-v]`` from the repository root.
 
 import ast
 import pathlib
-import re
 import subprocess
 import sys
 
+from api_list import read_list
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SRC = ROOT / "packages" / "chainer-links" / "src" / "chainer"
-API = ROOT.parent / "shared" / "api" / "chainer7-public-api.md"
 BEGIN = "# --- generated re-exports (scripts/gen_catalogue_init.py) ---"
 END = "# --- end of generated re-exports ---"
 
 
 def _wanted(package, kind):
-    text = API.read_text()
-    section = text.split(f"## chainer.{package}\n", 1)[1].split("\n## ", 1)[0]
-    pattern = rf"^(\w+) \[{kind}\]"
-    return {m.group(1) for m in re.finditer(pattern, section, re.M)}
+    """Names of ``kind`` listed in ``chainer.<package>``."""
+    return {
+        name
+        for namespace, name, listed_kind, _, _ in read_list()
+        if namespace == f"chainer.{package}" and listed_kind == kind
+    }
 
 
 def _defined(path):
