@@ -52,12 +52,20 @@ def make_data(n, rng):
     return x, y
 
 
-def main():
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
+def main(argv=None):
+    """Trains the MLP, then saves and restores it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=100)
-    parser.add_argument("--batchsize", type=int, default=64)
+    parser.add_argument("--epochs", type=positive_int, default=100)
+    parser.add_argument("--batchsize", type=positive_int, default=64)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     rng = numpy.random.default_rng(args.seed)
     numpy.random.seed(args.seed)

@@ -17,7 +17,7 @@ Run::
 
     python train_convnet.py                      # LeNet5, Fashion-MNIST
     python train_convnet.py --arch resnet --epoch 2 --train-size 10000
-    python train_convnet.py --resume result/snapshot_epoch_1
+    python train_convnet.py --resume result/snapshot_iter_1200
 """
 
 import argparse
@@ -64,6 +64,13 @@ def get_dataset(name):
     return train, test, names.split()
 
 
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Chainer example: convolutional networks for image classes"
@@ -82,14 +89,22 @@ def main(argv=None):
         help="Dataset (cifar10 is downloaded on the first run)",
     )
     parser.add_argument(
-        "--batchsize", "-b", type=int, default=50, help="Images in each minibatch"
+        "--batchsize",
+        "-b",
+        type=positive_int,
+        default=50,
+        help="Images in each minibatch",
     )
     parser.add_argument(
-        "--epoch", "-e", type=int, default=8, help="Number of sweeps over the data"
+        "--epoch",
+        "-e",
+        type=positive_int,
+        default=8,
+        help="Number of sweeps over the data",
     )
     parser.add_argument(
         "--train-size",
-        type=int,
+        type=positive_int,
         default=None,
         help="Train on a random subset of this many images (default: all)",
     )
@@ -111,12 +126,8 @@ def main(argv=None):
         "--resume", "-r", default=None, help="Resume from this trainer snapshot"
     )
     args = parser.parse_args(argv)
-    if args.batchsize < 1 or args.epoch < 1:
-        parser.error("--batchsize and --epoch must be positive")
-    if args.train_size is not None and args.train_size < 1:
-        parser.error("--train-size must be positive")
-    if args.resume is not None and not os.path.isfile(args.resume):
-        parser.error(f"--resume {args.resume}: no such file")
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
     try:
         device = chainer.get_device(args.device)
     except (ValueError, RuntimeError) as e:
@@ -155,7 +166,7 @@ def main(argv=None):
     trainer.extend(extensions.Evaluator(test_iter, model, device=device))
     trainer.extend(extensions.DumpGraph("main/loss"))
     trainer.extend(
-        extensions.snapshot(filename="snapshot_epoch_{.updater.epoch}"),
+        extensions.snapshot(filename="snapshot_iter_{.updater.iteration}"),
         trigger=(1, "epoch"),
     )
     trainer.extend(extensions.LogReport())
@@ -186,7 +197,10 @@ def main(argv=None):
     trainer.extend(extensions.ProgressBar())
 
     if args.resume is not None:
-        chainer.serializers.load_npz(args.resume, trainer)
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
 

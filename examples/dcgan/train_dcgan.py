@@ -18,7 +18,7 @@ Run::
 
     python train_dcgan.py
     python train_dcgan.py --dataset cifar10 --ch 512 --device @cupy:0
-    python train_dcgan.py --resume result/snapshot_iter_1000.npz --epoch 10
+    python train_dcgan.py --resume result/snapshot_iter_1000 --epoch 20
 """
 
 import argparse
@@ -89,13 +89,28 @@ def load_images(parser, args):
     return train
 
 
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Chainer example: DCGAN")
     parser.add_argument(
-        "--batchsize", "-b", type=int, default=50, help="Images in each minibatch"
+        "--batchsize",
+        "-b",
+        type=positive_int,
+        default=50,
+        help="Images in each minibatch",
     )
     parser.add_argument(
-        "--epoch", "-e", type=int, default=10, help="Number of sweeps over the data"
+        "--epoch",
+        "-e",
+        type=positive_int,
+        default=10,
+        help="Number of sweeps over the data",
     )
     parser.add_argument(
         "--device",
@@ -127,7 +142,11 @@ def main(argv=None):
         "--resume", "-r", default=None, help="Resume from this trainer snapshot"
     )
     parser.add_argument(
-        "--n_hidden", "-n", type=int, default=100, help="Size of the noise vectors"
+        "--n_hidden",
+        "-n",
+        type=positive_int,
+        default=100,
+        help="Size of the noise vectors",
     )
     parser.add_argument(
         "--ch",
@@ -140,27 +159,23 @@ def main(argv=None):
     )
     parser.add_argument(
         "--snapshot_interval",
-        type=int,
+        type=positive_int,
         default=500,
         help="Iterations between snapshots and preview images",
     )
     parser.add_argument(
         "--display_interval",
-        type=int,
+        type=positive_int,
         default=50,
         help="Iterations between log entries",
     )
     args = parser.parse_args(argv)
-    if min(args.batchsize, args.epoch, args.n_hidden) < 1:
-        parser.error("--batchsize, --epoch and --n_hidden must be positive")
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
     if args.ch < 8 or args.ch % 8:
         parser.error("--ch must be a positive multiple of 8")
-    if min(args.snapshot_interval, args.display_interval) < 1:
-        parser.error("--snapshot_interval and --display_interval must be positive")
     if args.train_size < 0:
         parser.error("--train-size must not be negative")
-    if args.resume is not None and not os.path.isfile(args.resume):
-        parser.error(f"--resume {args.resume}: no such file")
     args.train_size = args.train_size or None
     try:
         device = chainer.get_device(args.device)
@@ -206,15 +221,15 @@ def main(argv=None):
     snapshot_interval = (args.snapshot_interval, "iteration")
     display_interval = (args.display_interval, "iteration")
     trainer.extend(
-        extensions.snapshot(filename="snapshot_iter_{.updater.iteration}.npz"),
+        extensions.snapshot(filename="snapshot_iter_{.updater.iteration}"),
         trigger=snapshot_interval,
     )
     trainer.extend(
-        extensions.snapshot_object(gen, "gen_iter_{.updater.iteration}.npz"),
+        extensions.snapshot_object(gen, "gen_iter_{.updater.iteration}"),
         trigger=snapshot_interval,
     )
     trainer.extend(
-        extensions.snapshot_object(dis, "dis_iter_{.updater.iteration}.npz"),
+        extensions.snapshot_object(dis, "dis_iter_{.updater.iteration}"),
         trigger=snapshot_interval,
     )
     trainer.extend(extensions.LogReport(trigger=display_interval))
@@ -229,7 +244,10 @@ def main(argv=None):
     )
 
     if args.resume is not None:
-        chainer.serializers.load_npz(args.resume, trainer)
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
     return trainer.get_extension("LogReport").log

@@ -21,6 +21,7 @@ With no ``--data`` the script reads ``mushrooms.csv`` in the current directory.
 
 import argparse
 import csv
+import os
 
 import numpy as np
 
@@ -118,6 +119,13 @@ def MLP(n_units, n_out):
     return model
 
 
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
 def main(argv=None):
     """Trains the mushroom classifier.
 
@@ -142,13 +150,17 @@ def main(argv=None):
         help="device: @numpy, @cupy:0 or an integer (-1 is the CPU)",
     )
     parser.add_argument(
-        "--epoch", "-e", type=int, default=20, help="number of epochs to train"
+        "--epoch", "-e", type=positive_int, default=20, help="number of epochs to train"
     )
     parser.add_argument(
-        "--batchsize", "-b", type=int, default=100, help="examples in each minibatch"
+        "--batchsize",
+        "-b",
+        type=positive_int,
+        default=100,
+        help="examples in each minibatch",
     )
     parser.add_argument(
-        "--unit", "-u", type=int, default=44, help="units in each hidden layer"
+        "--unit", "-u", type=positive_int, default=44, help="units in each hidden layer"
     )
     parser.add_argument(
         "--lr", type=float, default=0.01, help="learning rate of the SGD optimizer"
@@ -166,6 +178,8 @@ def main(argv=None):
     parser.add_argument("--out", "-o", default="result", help="output directory")
     parser.add_argument("--resume", "-r", default=None, help="snapshot to resume")
     args = parser.parse_args(argv)
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
 
     path = args.data or "mushrooms.csv"
     try:
@@ -244,8 +258,11 @@ def main(argv=None):
         )
     )
 
-    if args.resume:
-        ch.serializers.load_npz(args.resume, trainer)
+    if args.resume is not None:
+        try:
+            ch.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
 

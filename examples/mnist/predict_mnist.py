@@ -3,14 +3,14 @@
 
 A trained model is used like this: build the same network, fill its
 parameters from the saved file with ``chainer.serializers.load_npz`` and call
-it on a batch of one image. The file can be a ``model_epoch-N`` written by
+it on a batch of one image. The file can be a ``model_iter_N`` written by
 ``train_mnist.py`` (a ``snapshot_object`` of the predictor) or the
 ``mlp.model`` of ``train_mnist_custom_loop.py``.
 
 Run::
 
-    python predict_mnist.py result/model_epoch-5
-    python predict_mnist.py result/model_epoch-5 --index 7 --image 7.png
+    python predict_mnist.py result/model_iter_3000
+    python predict_mnist.py result/model_iter_3000 --index 7 --image 7.png
 """
 
 import argparse
@@ -29,7 +29,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Chainer example: classify a test image with a saved MLP"
     )
-    parser.add_argument("model", help="model file, e.g. result/model_epoch-5")
+    parser.add_argument("model", help="model file, e.g. result/model_iter_3000")
     parser.add_argument(
         "--index",
         "-i",
@@ -40,7 +40,7 @@ def main(argv=None):
     parser.add_argument(
         "--unit",
         "-u",
-        type=int,
+        type=train_mnist.positive_int,
         default=1000,
         help="number of units in each hidden layer, as in training "
         "(default: %(default)s)",
@@ -70,7 +70,7 @@ def main(argv=None):
     except (KeyError, ValueError) as e:
         parser.error(
             f"{args.model} does not fit an MLP with --unit {args.unit} "
-            f"(a model_epoch-N or mlp.model file is expected): {e}"
+            f"(a model_iter_N or mlp.model file is expected): {e}"
         )
 
     x, t = test[args.index]

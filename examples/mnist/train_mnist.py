@@ -17,7 +17,11 @@ Run::
 
     python train_mnist.py                      # 5 epochs on the CPU
     python train_mnist.py --device @cupy:0     # on the first GPU
-    python train_mnist.py --resume result/snapshot_epoch-5 --epoch 8
+    python train_mnist.py --resume result/snapshot_iter_3000 --epoch 8
+
+Trainer snapshots are named ``snapshot_iter_<iteration>`` (``extensions.snapshot``'s
+default) and the predictor's parameters ``model_iter_<iteration>``; with the
+default batch size an epoch is 600 iterations.
 """
 
 import argparse
@@ -58,6 +62,13 @@ class MLP(chainer.Chain):
         return self.l3(h2)
 
 
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
 def get_dataset(name):
     """Loads the training and test sets of a dataset, or exits with a message.
 
@@ -86,14 +97,14 @@ def main(argv=None):
     parser.add_argument(
         "--batchsize",
         "-b",
-        type=int,
+        type=positive_int,
         default=100,
         help="number of images in each mini-batch (default: %(default)s)",
     )
     parser.add_argument(
         "--epoch",
         "-e",
-        type=int,
+        type=positive_int,
         default=5,
         help="number of sweeps over the dataset to train (default: %(default)s)",
     )
@@ -107,7 +118,7 @@ def main(argv=None):
     parser.add_argument(
         "--frequency",
         "-f",
-        type=int,
+        type=positive_int,
         default=1,
         help="take a snapshot every this many epochs (default: %(default)s)",
     )
@@ -128,7 +139,7 @@ def main(argv=None):
     parser.add_argument(
         "--unit",
         "-u",
-        type=int,
+        type=positive_int,
         default=1000,
         help="number of units in each hidden layer (default: %(default)s)",
     )
@@ -146,10 +157,8 @@ def main(argv=None):
         help="do not draw loss.png and accuracy.png",
     )
     args = parser.parse_args(argv)
-    if args.frequency < 1:
-        parser.error("--frequency must be at least 1")
-    if args.resume is not None and not os.path.isfile(args.resume):
-        parser.error(f"--resume: no such snapshot file: {args.resume}")
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
 
     try:
         device = chainer.get_device(args.device)
@@ -195,7 +204,7 @@ def main(argv=None):
     # the latest one kept, and the predictor's parameters for inference.
     trainer.extend(
         extensions.snapshot(
-            filename="snapshot_epoch-{.updater.epoch}",
+            filename="snapshot_iter_{.updater.iteration}",
             n_retains=1,
             autoload=args.autoload,
         ),
@@ -203,7 +212,7 @@ def main(argv=None):
     )
     trainer.extend(
         extensions.snapshot_object(
-            model.predictor, filename="model_epoch-{.updater.epoch}"
+            model.predictor, filename="model_iter_{.updater.iteration}"
         ),
         trigger=(args.frequency, "epoch"),
     )
@@ -242,7 +251,10 @@ def main(argv=None):
     trainer.extend(extensions.ProgressBar())
 
     if args.resume is not None:
-        chainer.serializers.load_npz(args.resume, trainer)
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
     return log_report.log[-1]

@@ -69,14 +69,14 @@ def main(argv=None):
     parser.add_argument(
         "--batchsize",
         "-b",
-        type=int,
+        type=train_mnist.positive_int,
         default=100,
         help="number of images in each mini-batch (default: %(default)s)",
     )
     parser.add_argument(
         "--epoch",
         "-e",
-        type=int,
+        type=train_mnist.positive_int,
         default=5,
         help="number of sweeps over the dataset to train (default: %(default)s)",
     )
@@ -102,7 +102,7 @@ def main(argv=None):
     parser.add_argument(
         "--unit",
         "-u",
-        type=int,
+        type=train_mnist.positive_int,
         default=1000,
         help="number of units in each hidden layer (default: %(default)s)",
     )
@@ -115,9 +115,17 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     if args.resume is not None:
+        expected = (
+            "--resume expects the --out directory of a previous run of this "
+            f"script (e.g. {parser.get_default('out')})"
+        )
+        if os.path.isfile(args.resume):
+            parser.error(f"{expected}; got a file: {args.resume}")
+        if not os.path.isdir(args.resume):
+            parser.error(f"{expected}; no such directory: {args.resume}")
         for name in (MODEL_FILE, OPTIMIZER_FILE, ITERATOR_FILE):
             if not os.path.isfile(os.path.join(args.resume, name)):
-                parser.error(f"--resume: {args.resume} has no {name}")
+                parser.error(f"{expected}; {args.resume} has no {name}")
 
     try:
         device = chainer.get_device(args.device)

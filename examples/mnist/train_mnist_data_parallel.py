@@ -36,7 +36,7 @@ def main(argv=None):
     parser.add_argument(
         "--batchsize",
         "-b",
-        type=int,
+        type=train_mnist.positive_int,
         default=100,
         help="number of images in each mini-batch, split between the devices "
         "(default: %(default)s)",
@@ -44,7 +44,7 @@ def main(argv=None):
     parser.add_argument(
         "--epoch",
         "-e",
-        type=int,
+        type=train_mnist.positive_int,
         default=5,
         help="number of sweeps over the dataset to train (default: %(default)s)",
     )
@@ -67,7 +67,7 @@ def main(argv=None):
     parser.add_argument(
         "--unit",
         "-u",
-        type=int,
+        type=train_mnist.positive_int,
         default=1000,
         help="number of units in each hidden layer (default: %(default)s)",
     )
@@ -79,11 +79,11 @@ def main(argv=None):
         "mnist (downloaded) (default: %(default)s)",
     )
     args = parser.parse_args(argv)
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
     names = args.devices.split(",")
     if len(names) != 2:
         parser.error(f"--devices needs two devices, got {args.devices!r}")
-    if args.resume is not None and not os.path.isfile(args.resume):
-        parser.error(f"--resume: no such snapshot file: {args.resume}")
 
     try:
         devices = [chainer.get_device(name) for name in names]
@@ -120,7 +120,7 @@ def main(argv=None):
     trainer.extend(extensions.Evaluator(test_iter, model, device=devices[0]))
     trainer.extend(extensions.DumpGraph("main/loss"))
     trainer.extend(
-        extensions.snapshot(filename="snapshot_epoch-{.updater.epoch}", n_retains=1),
+        extensions.snapshot(n_retains=1),
         trigger=(1, "epoch"),
     )
     log_report = extensions.LogReport()
@@ -140,7 +140,10 @@ def main(argv=None):
     trainer.extend(extensions.ProgressBar())
 
     if args.resume is not None:
-        chainer.serializers.load_npz(args.resume, trainer)
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
     return log_report.log[-1]

@@ -77,14 +77,14 @@ def main(argv=None):
     parser.add_argument(
         "--batchsize",
         "-b",
-        type=int,
+        type=train_mnist.positive_int,
         default=100,
         help="number of images in each mini-batch (default: %(default)s)",
     )
     parser.add_argument(
         "--epoch",
         "-e",
-        type=int,
+        type=train_mnist.positive_int,
         default=5,
         help="number of sweeps over the dataset to train (default: %(default)s)",
     )
@@ -111,7 +111,7 @@ def main(argv=None):
     parser.add_argument(
         "--unit",
         "-u",
-        type=int,
+        type=train_mnist.positive_int,
         default=500,
         help="width of the representation the halves share (default: %(default)s)",
     )
@@ -123,8 +123,8 @@ def main(argv=None):
         "mnist (downloaded) (default: %(default)s)",
     )
     args = parser.parse_args(argv)
-    if args.resume is not None and not os.path.isfile(args.resume):
-        parser.error(f"--resume: no such snapshot file: {args.resume}")
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
 
     try:
         device0 = chainer.get_device(args.device0)
@@ -158,7 +158,7 @@ def main(argv=None):
     trainer.extend(extensions.Evaluator(test_iter, model, device=device0))
     trainer.extend(extensions.DumpGraph("main/loss"))
     trainer.extend(
-        extensions.snapshot(filename="snapshot_epoch-{.updater.epoch}", n_retains=1),
+        extensions.snapshot(n_retains=1),
         trigger=(1, "epoch"),
     )
     log_report = extensions.LogReport()
@@ -178,7 +178,10 @@ def main(argv=None):
     trainer.extend(extensions.ProgressBar())
 
     if args.resume is not None:
-        chainer.serializers.load_npz(args.resume, trainer)
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
     return log_report.log[-1]

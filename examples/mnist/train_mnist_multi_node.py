@@ -109,7 +109,7 @@ def main(argv=None):
     parser.add_argument(
         "--batchsize",
         "-b",
-        type=int,
+        type=train_mnist.positive_int,
         default=100,
         help="number of images in each mini-batch of each process "
         "(default: %(default)s)",
@@ -123,7 +123,7 @@ def main(argv=None):
     parser.add_argument(
         "--epoch",
         "-e",
-        type=int,
+        type=train_mnist.positive_int,
         default=5,
         help="number of sweeps over the dataset to train (default: %(default)s)",
     )
@@ -149,7 +149,7 @@ def main(argv=None):
     parser.add_argument(
         "--unit",
         "-u",
-        type=int,
+        type=train_mnist.positive_int,
         default=1000,
         help="number of units in each hidden layer (default: %(default)s)",
     )
@@ -163,7 +163,11 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     if args.resume is not None and not os.path.isdir(args.resume):
-        parser.error(f"--resume: no such directory: {args.resume}")
+        what = "got a file" if os.path.isfile(args.resume) else "no such directory"
+        parser.error(
+            "--resume expects the --out directory of an interrupted run, which "
+            f"holds every process's checkpoints; {what}: {args.resume}"
+        )
 
     on_gpu = args.device.startswith("@cupy")
     comm = create_communicator(args.communicator, on_gpu)

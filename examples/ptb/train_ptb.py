@@ -221,6 +221,13 @@ def vocabulary_path(model_path):
     return os.path.splitext(model_path)[0] + ".vocab.json"
 
 
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Chainer example: an LSTM language model (truncated BPTT)"
@@ -228,21 +235,21 @@ def main(argv=None):
     parser.add_argument(
         "--batchsize",
         "-b",
-        type=int,
+        type=positive_int,
         default=20,
         help="Number of examples in each minibatch",
     )
     parser.add_argument(
         "--bproplen",
         "-l",
-        type=int,
+        type=positive_int,
         default=35,
         help="Number of words in each minibatch (= length of truncated BPTT)",
     )
     parser.add_argument(
         "--epoch",
         "-e",
-        type=int,
+        type=positive_int,
         default=8,
         help="Number of sweeps over the dataset to train",
     )
@@ -270,7 +277,11 @@ def main(argv=None):
         "--test", action="store_true", help="Use tiny datasets for quick tests"
     )
     parser.add_argument(
-        "--unit", "-u", type=int, default=200, help="Number of LSTM units in each layer"
+        "--unit",
+        "-u",
+        type=positive_int,
+        default=200,
+        help="Number of LSTM units in each layer",
     )
     parser.add_argument(
         "--model",
@@ -293,8 +304,8 @@ def main(argv=None):
         help="Vocabulary size of the pydoc corpus (rarer words become <unk>)",
     )
     args = parser.parse_args(argv)
-    if args.resume is not None and not os.path.isfile(args.resume):
-        parser.error(f"--resume: no such snapshot file: {args.resume}")
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
     if args.model is None:
         args.model = os.path.join(args.out, "model.npz")
 
@@ -369,7 +380,10 @@ def main(argv=None):
     )
 
     if args.resume is not None:
-        chainer.serializers.load_npz(args.resume, trainer)
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
 

@@ -293,6 +293,13 @@ def load_corpus(parser, args):
     return train[n_valid:], train[:n_valid]
 
 
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
 def make_parser():
     """Returns the command-line parser."""
     parser = argparse.ArgumentParser(
@@ -334,12 +341,16 @@ def make_parser():
     parser.add_argument(
         "--batchsize",
         "-b",
-        type=int,
+        type=positive_int,
         default=64,
         help="number of sentence pairs in each mini-batch",
     )
     parser.add_argument(
-        "--epoch", "-e", type=int, default=6, help="number of sweeps over the data"
+        "--epoch",
+        "-e",
+        type=positive_int,
+        default=6,
+        help="number of sweeps over the data",
     )
     parser.add_argument(
         "--device",
@@ -348,17 +359,24 @@ def make_parser():
         default="@numpy",
         help="device specifier: @numpy, @cupy:0, or an integer (negative: CPU)",
     )
-    parser.add_argument("--unit", "-u", type=int, default=128, help="number of units")
-    parser.add_argument("--layer", "-l", type=int, default=2, help="number of layers")
+    parser.add_argument(
+        "--unit", "-u", type=positive_int, default=128, help="number of units"
+    )
+    parser.add_argument(
+        "--layer", "-l", type=positive_int, default=2, help="number of layers"
+    )
     parser.add_argument(
         "--max-length", type=int, default=100, help="longest translation produced"
     )
     parser.add_argument(
-        "--log-interval", type=int, default=100, help="iterations between log lines"
+        "--log-interval",
+        type=positive_int,
+        default=100,
+        help="iterations between log lines",
     )
     parser.add_argument(
         "--validation-interval",
-        type=int,
+        type=positive_int,
         help="iterations between BLEU evaluations, sample translations and "
         "snapshots (default: once per epoch)",
     )
@@ -412,8 +430,8 @@ def prepare_data(parser, args):
 def main(argv=None):
     parser = make_parser()
     args = parser.parse_args(argv)
-    if args.resume is not None and not os.path.isfile(args.resume):
-        parser.error(f"no such snapshot: {args.resume}")
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
 
     try:
         device = chainer.get_device(args.device)
@@ -479,7 +497,10 @@ def main(argv=None):
     trainer.extend(calculate_bleu, trigger=validation_trigger)
 
     if args.resume is not None:
-        chainer.serializers.load_npz(args.resume, trainer)
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
 

@@ -98,6 +98,13 @@ def write_images(vae, train, test, device, out, seed):
     return written
 
 
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
 def main(argv=None):
     """Trains the VAE and writes its images.
 
@@ -123,22 +130,34 @@ def main(argv=None):
         help="device: @numpy, @cupy:0 or an integer (-1 is the CPU)",
     )
     parser.add_argument(
-        "--epoch", "-e", type=int, default=10, help="number of epochs to train"
+        "--epoch", "-e", type=positive_int, default=10, help="number of epochs to train"
     )
     parser.add_argument(
-        "--batchsize", "-b", type=int, default=100, help="images in each minibatch"
+        "--batchsize",
+        "-b",
+        type=positive_int,
+        default=100,
+        help="images in each minibatch",
     )
     parser.add_argument(
-        "--unit", "-u", type=int, default=500, help="hidden units of each network"
+        "--unit",
+        "-u",
+        type=positive_int,
+        default=500,
+        help="hidden units of each network",
     )
     parser.add_argument(
-        "--dim-z", "-z", type=int, default=20, help="dimension of the latent code z"
+        "--dim-z",
+        "-z",
+        type=positive_int,
+        default=20,
+        help="dimension of the latent code z",
     )
     parser.add_argument(
         "--beta", type=float, default=1.0, help="weight of the KL term (1: the ELBO)"
     )
     parser.add_argument(
-        "--k", type=int, default=1, help="samples of z per image in the loss"
+        "--k", type=positive_int, default=1, help="samples of z per image in the loss"
     )
     parser.add_argument(
         "--frequency",
@@ -153,8 +172,8 @@ def main(argv=None):
     parser.add_argument("--out", "-o", default="result", help="output directory")
     parser.add_argument("--resume", "-r", default=None, help="snapshot to resume")
     args = parser.parse_args(argv)
-    if args.k < 1:
-        parser.error("--k must be at least 1")
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
 
     try:
         device = chainer.get_device(args.device)
@@ -199,7 +218,7 @@ def main(argv=None):
     frequency = args.epoch if args.frequency == -1 else max(1, args.frequency)
     trainer.extend(extensions.snapshot(), trigger=(frequency, "epoch"))
     trainer.extend(
-        extensions.snapshot_object(vae, "vae_epoch_{.updater.epoch}.npz"),
+        extensions.snapshot_object(vae, "model_iter_{.updater.iteration}"),
         trigger=(frequency, "epoch"),
     )
     log_report = extensions.LogReport()
@@ -218,8 +237,11 @@ def main(argv=None):
     )
     trainer.extend(extensions.ProgressBar())
 
-    if args.resume:
-        chainer.serializers.load_npz(args.resume, trainer)
+    if args.resume is not None:
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
 

@@ -21,7 +21,7 @@ Run::
     python train_word2vec.py                          # skip-gram, hierarchical softmax
     python train_word2vec.py --model cbow --out-type ns
     python train_word2vec.py --test                   # a tiny run, seconds
-    python train_word2vec.py --resume result/snapshot_epoch_10 --epoch 20
+    python train_word2vec.py --resume result/snapshot_iter_280 --epoch 20
     python search.py --query class --query exception  # nearest words
 """
 
@@ -207,6 +207,13 @@ def save_embeddings(path, words, W):
     os.replace(temp_path, path)
 
 
+def positive_int(text):
+    """Argument type of counts such as ``--epoch``: an integer of at least 1."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Chainer example: word2vec (skip-gram or CBOW)"
@@ -219,19 +226,23 @@ def main(argv=None):
         help="Device specifier: @numpy, @cupy:N, or an integer (negative for NumPy)",
     )
     parser.add_argument(
-        "--unit", "-u", default=100, type=int, help="Number of units (embedding size)"
+        "--unit",
+        "-u",
+        default=100,
+        type=positive_int,
+        help="Number of units (embedding size)",
     )
     parser.add_argument(
         "--window",
         "-w",
         default=5,
-        type=int,
+        type=positive_int,
         help="Window size (context words on each side)",
     )
     parser.add_argument(
         "--batchsize",
         "-b",
-        type=int,
+        type=positive_int,
         default=1000,
         help="Number of words in each minibatch",
     )
@@ -239,7 +250,7 @@ def main(argv=None):
         "--epoch",
         "-e",
         default=20,
-        type=int,
+        type=positive_int,
         help="Number of sweeps over the dataset to train",
     )
     parser.add_argument(
@@ -265,7 +276,10 @@ def main(argv=None):
         "--out", "-o", default="result", help="Directory to output the result"
     )
     parser.add_argument(
-        "--snapshot-interval", type=int, default=5, help="Epochs between snapshots"
+        "--snapshot-interval",
+        type=positive_int,
+        default=5,
+        help="Epochs between snapshots",
     )
     parser.add_argument(
         "--resume", "-r", type=str, help="Resume the training from snapshot"
@@ -287,10 +301,8 @@ def main(argv=None):
         help="Vocabulary size of the pydoc corpus (rarer words become <unk>)",
     )
     args = parser.parse_args(argv)
-    if args.window < 1:
-        parser.error("--window must be at least 1")
-    if args.resume is not None and not os.path.isfile(args.resume):
-        parser.error(f"--resume: no such snapshot file: {args.resume}")
+    if args.resume is not None and not os.path.exists(args.resume):
+        parser.error(f"--resume: no such file: {args.resume}")
 
     try:
         device = chainer.get_device(args.device)
@@ -362,11 +374,14 @@ def main(argv=None):
     )
     trainer.extend(extensions.ProgressBar())
     trainer.extend(
-        extensions.snapshot(filename="snapshot_epoch_{.updater.epoch}"),
+        extensions.snapshot(filename="snapshot_iter_{.updater.iteration}"),
         trigger=(args.snapshot_interval, "epoch"),
     )
     if args.resume is not None:
-        chainer.serializers.load_npz(args.resume, trainer)
+        try:
+            chainer.serializers.load_npz(args.resume, trainer)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--resume: {error}")
 
     trainer.run()
 

@@ -54,9 +54,10 @@ def test_lenet5_learns_and_writes_outputs(load_example, read_log, fake_data, cap
     out = pathlib.Path("out")
     for name in ("loss.png", "accuracy.png", "cg.dot", "model.npz"):
         assert (out / name).is_file(), name
-    assert sorted(p.name for p in out.glob("snapshot_epoch_*")) == [
-        f"snapshot_epoch_{i}" for i in range(1, 5)
-    ]
+    # One trainer snapshot at the end of each epoch, named by its iteration.
+    assert sorted(p.name for p in out.glob("snapshot_*")) == sorted(
+        f"snapshot_iter_{entry['iteration']}" for entry in log
+    )
     printed = capsys.readouterr().out
     assert "# Architecture: lenet5" in printed
     assert "validation/main/accuracy" in printed
@@ -77,13 +78,13 @@ def test_resume_continues_from_snapshot(load_example, read_log, fake_data):
     common = ["--batchsize", "20", "--out", "out"]
     script.main([*common, "--epoch", "1"])
     first = read_log("out")
-    script.main([*common, "--epoch", "2", "--resume", "out/snapshot_epoch_1"])
+    script.main([*common, "--epoch", "2", "--resume", "out/snapshot_iter_5"])
 
     log = read_log("out")
     assert [entry["epoch"] for entry in log] == [1, 2]
     assert log[0] == first[0]
     assert log[1]["iteration"] == 10
-    assert pathlib.Path("out/snapshot_epoch_2").is_file()
+    assert pathlib.Path("out/snapshot_iter_10").is_file()
 
 
 @pytest.mark.slow
@@ -126,9 +127,12 @@ def test_missing_data_exits_with_apt_hint(load_example, monkeypatch, capsys):
     [
         (["--dataset", "mnist"], "invalid choice: 'mnist'"),
         (["--arch", "alexnet"], "invalid choice: 'alexnet'"),
-        (["--train-size", "0"], "--train-size must be positive"),
+        (
+            ["--train-size", "0"],
+            "argument --train-size: must be an integer >= 1, got '0'",
+        ),
         (["--device", "@nonsense"], "--device @nonsense"),
-        (["--resume", "no/such.npz"], "--resume no/such.npz: no such file"),
+        (["--resume", "no/such.npz"], "no such file: no/such.npz"),
     ],
 )
 def test_bad_arguments_are_reported(load_example, capsys, argv, expected):

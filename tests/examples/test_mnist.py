@@ -60,9 +60,9 @@ def test_train_mnist_writes_its_outputs_and_learns(load_example, read_log):
 
     files = set(os.listdir("result"))
     assert {"log", "cg.dot", "loss.png", "accuracy.png"} <= files
-    snapshots = sorted(f for f in files if "epoch-" in f)
+    snapshots = sorted(f for f in files if "_iter_" in f)
     # Every model, the latest trainer snapshot only.
-    assert snapshots == ["model_epoch-1", "model_epoch-2", "snapshot_epoch-2"]
+    assert snapshots == ["model_iter_10", "model_iter_20", "snapshot_iter_20"]
     assert _is_png("result/loss.png")
     assert _is_png("result/accuracy.png")
     with open("result/cg.dot") as f:
@@ -87,14 +87,14 @@ def test_train_mnist_resumes_from_a_snapshot(load_example, read_log):
     first = read_log("result")
 
     result = module.main(
-        ["--epoch", "3", *TINY, "--noplot", "--resume", "result/snapshot_epoch-2"]
+        ["--epoch", "3", *TINY, "--noplot", "--resume", "result/snapshot_iter_20"]
     )
     log = read_log("result")
     assert result["epoch"] == 3
     assert log[: len(first)] == first  # the log goes on from the snapshot
     assert [e["epoch"] for e in log] == [0, 1, 2, 3]
     assert log[-1]["iteration"] == 30  # 10 iterations per epoch
-    assert os.path.exists("result/snapshot_epoch-3")
+    assert os.path.exists("result/snapshot_iter_30")
 
 
 def test_train_mnist_autoload(load_example, read_log):
@@ -118,8 +118,8 @@ def test_train_mnist_without_matplotlib(load_example, monkeypatch, capsys):
 def test_train_mnist_snapshot_frequency(load_example):
     module = load_example("mnist/train_mnist.py")
     module.main(["--epoch", "2", *TINY, "--noplot", "--frequency", "2"])
-    snapshots = sorted(f for f in os.listdir("result") if "epoch-" in f)
-    assert snapshots == ["model_epoch-2", "snapshot_epoch-2"]
+    snapshots = sorted(f for f in os.listdir("result") if "_iter_" in f)
+    assert snapshots == ["model_iter_20", "snapshot_iter_20"]
 
 
 def test_help(run_script):
@@ -178,7 +178,7 @@ def test_bad_arguments_give_usage_errors(load_example, capsys):
     assert "invalid choice: 'cifar'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         module.main(["--resume", "no/such/snapshot"])
-    assert "no such snapshot file" in capsys.readouterr().err
+    assert "no such file: no/such/snapshot" in capsys.readouterr().err
 
 
 def test_dataset_mnist_uses_get_mnist(load_example, monkeypatch):
@@ -204,7 +204,7 @@ def test_predict_with_a_model_snapshot(load_example, capsys):
     capsys.readouterr()
 
     predicted, label = predict.main(
-        ["result/model_epoch-3", "--unit", "32", "--index", "3", "--image", "x.png"]
+        ["result/model_iter_30", "--unit", "32", "--index", "3", "--image", "x.png"]
     )
     out = capsys.readouterr().out
     assert f"label: {label} (" in out
@@ -212,7 +212,7 @@ def test_predict_with_a_model_snapshot(load_example, capsys):
     assert _is_png("x.png")
 
     with pytest.raises(SystemExit):
-        predict.main(["result/model_epoch-3", "--unit", "64"])
+        predict.main(["result/model_iter_30", "--unit", "64"])
     assert "does not fit an MLP with --unit 64" in capsys.readouterr().err
 
 
@@ -271,7 +271,7 @@ def test_data_parallel(load_example, read_log):
     module = load_example("mnist/train_mnist_data_parallel.py")
     result = module.main(["--epoch", "3", *TINY])
     out = "result_data_parallel"
-    assert {"log", "cg.dot", "snapshot_epoch-3"} <= set(os.listdir(out))
+    assert {"log", "cg.dot", "snapshot_iter_30"} <= set(os.listdir(out))
     log = read_log(out)
     assert [e["epoch"] for e in log] == [1, 2, 3]
     assert "second/loss" in log[0]  # the copy on the second device reports
@@ -279,7 +279,7 @@ def test_data_parallel(load_example, read_log):
     assert losses[-1] < losses[0]
     assert result["validation/main/accuracy"] > 0.5
 
-    result = module.main(["--epoch", "4", *TINY, "--resume", f"{out}/snapshot_epoch-3"])
+    result = module.main(["--epoch", "4", *TINY, "--resume", f"{out}/snapshot_iter_30"])
     assert [e["epoch"] for e in read_log(out)] == [1, 2, 3, 4]
 
 
@@ -294,14 +294,14 @@ def test_model_parallel(load_example, read_log):
     module = load_example("mnist/train_mnist_model_parallel.py")
     result = module.main(["--epoch", "3", *TINY])
     out = "result_model_parallel"
-    assert {"log", "cg.dot", "snapshot_epoch-3"} <= set(os.listdir(out))
+    assert {"log", "cg.dot", "snapshot_iter_30"} <= set(os.listdir(out))
     with open(f"{out}/cg.dot") as f:
         assert "Copy" in f.read()  # the halves are joined by F.copy
     losses = _losses(read_log(out))
     assert losses[-1] < losses[0]
     assert result["validation/main/accuracy"] > 0.2  # chance is 0.1
 
-    module.main(["--epoch", "4", *TINY, "--resume", f"{out}/snapshot_epoch-3"])
+    module.main(["--epoch", "4", *TINY, "--resume", f"{out}/snapshot_iter_30"])
     assert [e["epoch"] for e in read_log(out)] == [1, 2, 3, 4]
 
 

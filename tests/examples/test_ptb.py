@@ -145,7 +145,7 @@ def test_bad_arguments(load_example, capsys):
     with pytest.raises(SystemExit) as e:
         _train(load_example, "--resume", "missing/snapshot")
     assert e.value.code == 2
-    assert "no such snapshot file" in capsys.readouterr().err
+    assert "no such file: missing/snapshot" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         _train(load_example, "--device", "@nonsense")
     assert "--device: unknown device backend" in capsys.readouterr().err

@@ -225,7 +225,7 @@ def test_user_files_without_validation_hold_out_pairs(seq2seq, tmp_path, capsys)
             ["--source=train.src", "--target=train.src", "--validation-source=x"],
             "--validation-source and --validation-target go together",
         ),
-        (["--resume=nothing.npz"], "no such snapshot"),
+        (["--resume=nothing.npz"], "no such file: nothing.npz"),
         (["--device=@nowhere"], "--device @nowhere: "),
         (["--train-size=600000"], "500000 pairs at most"),
         (["--source=latin1.src", "--target=train.src"], "latin1.src is not UTF-8"),

@@ -36,7 +36,7 @@ def test_trains_and_writes_images(vae, read_log, tmp_path, capsys):
 
     out = tmp_path / "out"
     names = ["train_reconstructed.png", "test_reconstructed.png", "sampled.png"]
-    for name in [*names, "log", "snapshot_iter_12", "vae_epoch_3.npz"]:
+    for name in [*names, "log", "snapshot_iter_12", "model_iter_12"]:
         assert (out / name).is_file(), name
     assert result["images"] == [os.path.join("out", name) for name in names]
     log = read_log(out)
@@ -50,7 +50,7 @@ def test_trains_and_writes_images(vae, read_log, tmp_path, capsys):
 
     # The saved model loads into a fresh VAE of the same size.
     fresh = vae.net.VAE(784, 32, 4)
-    chainer.serializers.load_npz(str(out / "vae_epoch_3.npz"), fresh)
+    chainer.serializers.load_npz(str(out / "model_iter_12"), fresh)
     assert fresh.decoder.l2.W.shape == (784, 32)
 
 
@@ -102,7 +102,7 @@ def test_bad_arguments(vae, capsys):
     assert "invalid choice: 'cifar'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         vae.main(["--k", "0"])
-    assert "--k must be at least 1" in capsys.readouterr().err
+    assert "argument --k: must be an integer >= 1, got '0'" in capsys.readouterr().err
 
 
 def test_help(run_script):

@@ -56,8 +56,9 @@ def test_train_learns_and_saves(load_example, monkeypatch, read_log, model, out_
     assert [entry["epoch"] for entry in log] == list(range(1, 11))
     assert log[-1]["main/loss"] < 0.8 * log[0]["main/loss"]
     assert log[-1]["validation/main/loss"] < 0.8 * log[0]["validation/main/loss"]
-    assert pathlib.Path("result/snapshot_epoch_5").is_file()
-    assert pathlib.Path("result/snapshot_epoch_10").is_file()
+    # 48 iterations per epoch, a snapshot every 5 epochs.
+    assert pathlib.Path("result/snapshot_iter_240").is_file()
+    assert pathlib.Path("result/snapshot_iter_480").is_file()
 
     path = pathlib.Path(result["model_path"])
     assert path == pathlib.Path("result/word2vec.model")
@@ -72,7 +73,7 @@ def test_train_learns_and_saves(load_example, monkeypatch, read_log, model, out_
 def test_resume_continues_the_run(load_example, read_log):
     common = ["-b", "25", "--snapshot-interval", "1"]
     _train(load_example, *common, "--epoch", "2")
-    _train(load_example, *common, "--epoch", "4", "--resume", "result/snapshot_epoch_2")
+    _train(load_example, *common, "--epoch", "4", "--resume", "result/snapshot_iter_8")
     log = read_log("result")
     assert [entry["epoch"] for entry in log] == [1, 2, 3, 4]
     assert [entry["iteration"] for entry in log] == [4, 8, 12, 16]
@@ -82,7 +83,7 @@ def test_bad_input(load_example, capsys):
     with pytest.raises(SystemExit) as e:
         _train(load_example, "--resume", "missing")
     assert e.value.code == 2
-    assert "no such snapshot file: missing" in capsys.readouterr().err
+    assert "no such file: missing" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         _train(load_example, "--window", "60")
     assert "too short for the window" in capsys.readouterr().err

@@ -239,3 +239,67 @@ def test_default_out_follows_sys_stdout(make_trainer):
     with contextlib.redirect_stdout(out):
         trainer.run()
     assert out.getvalue() == "epoch     \n1           \n2           \n"
+
+
+def _interrupting_trainer(make_trainer, at_iteration, error):
+    """A trainer whose run stops with ``error`` raised at ``at_iteration``.
+
+    An extension named ``validation`` reports ``validation/main/loss`` before
+    training and every epoch, as an Evaluator called before training does;
+    LogReport and PrintReport are called before training as well.
+    """
+
+    @training.make_extension(trigger=(1, "epoch"), priority=training.PRIORITY_WRITER)
+    def validation(trainer):
+        chainer.report({"validation/main/loss": 1.0})
+
+    @training.make_extension(trigger=(1, "iteration"))
+    def interrupt(trainer):
+        if trainer.updater.iteration == at_iteration:
+            raise error
+
+    trainer = make_trainer()
+    trainer.extend(validation, name="validation", call_before_training=True)
+    trainer.extend(extensions.LogReport(), call_before_training=True)
+    trainer.extend(interrupt)
+    return trainer
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), RuntimeError("failed")])
+def test_interrupted_before_the_first_epoch_ends_does_not_warn(
+    make_trainer, recwarn, error
+):
+    # Ctrl-C during the first epoch: only the entry logged before training
+    # exists, and 'main/loss' has simply not been logged yet.
+    trainer = _interrupting_trainer(make_trainer, 2, error)
+    out = io.StringIO()
+    entries = ["epoch", "main/loss", "validation/main/loss"]
+    trainer.extend(extensions.PrintReport(entries, out=out), call_before_training=True)
+    with pytest.raises(type(error)):
+        trainer.run(show_loop_exception_msg=False)
+    assert [str(w.message) for w in recwarn] == []
+    assert out.getvalue().splitlines()[1].split() == ["0", "1"]
+
+
+def test_interrupted_later_still_warns_about_a_typo(make_trainer):
+    # Interrupted in the second epoch: the first epoch was logged, so a name
+    # still missing then is a typo, as at the end of a full run.
+    trainer = _interrupting_trainer(make_trainer, 6, KeyboardInterrupt)
+    entries = ["epoch", "main/loss", "validation/main/los"]
+    trainer.extend(
+        extensions.PrintReport(entries, out=io.StringIO()), call_before_training=True
+    )
+    with (
+        pytest.raises(KeyboardInterrupt),
+        pytest.warns(UserWarning, match="'validation/main/los' never appeared"),
+    ):
+        trainer.run(show_loop_exception_msg=False)
+
+
+def test_no_warning_when_nothing_was_printed(make_trainer, recwarn):
+    # Interrupted before the first log entry: no table, no warning.
+    trainer = _interrupting_trainer(make_trainer, 1, KeyboardInterrupt)
+    trainer.extend(extensions.PrintReport(["epoch", "main/los"], out=io.StringIO()))
+    with pytest.raises(KeyboardInterrupt):
+        trainer.run(show_loop_exception_msg=False)
+    assert [str(w.message) for w in recwarn] == []

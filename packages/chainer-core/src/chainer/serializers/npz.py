@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
+import re
 import stat
 import zipfile
 import zlib
@@ -28,6 +30,23 @@ _CHUNK = 1 << 20
 
 # A stored None (ours or Chainer's pickled one) takes well under this.
 _MAX_NONE_SIZE = 4096
+
+# What extensions.snapshot() names a trainer snapshot by default.
+_SNAPSHOT_NAME = re.compile(r"snapshot_iter_([0-9]+)")
+
+# How many top-level names of a file a missing-key message lists.
+_LISTED_NAMES = 6
+
+
+class _EntryNotFound(KeyError):
+    """``KeyError`` for a missing entry, whose message reads as written.
+
+    A plain ``KeyError`` shows its message quoted (``str`` gives its
+    ``repr``), which makes a sentence hard to read.
+    """
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
 
 
 def _to_host(key, value):
@@ -115,8 +134,9 @@ class NpzDeserializer(_common.TwoPassDeserializer):
     Args:
         npz: The archive opened by ``numpy.load``, or a dict of arrays.
         path (str): Path prefix of the keys read by this deserializer.
-        strict (bool): If ``True``, a missing key raises ``KeyError``;
-            otherwise the value is left as it is.
+        strict (bool): If ``True``, a missing key raises ``KeyError``
+            (unless ``ignore_names`` skips it); otherwise the value is left
+            as it is.
         ignore_names (str, callable or list of them): Keys to skip; a string
             matches one full key, a callable is called with the key and skips
             it when it returns ``True``.
@@ -182,15 +202,20 @@ class NpzDeserializer(_common.TwoPassDeserializer):
         # NpzFile.files, not ``in npz``: NumPy < 1.25 answers ``in`` by loading
         # the member, which fails for pickled or damaged members.
         files = getattr(self.npz, "files", None)
-        if key not in (self.npz if files is None else files):
-            if not self.strict:
+        names = self.npz if files is None else files
+        if key not in names:
+            if not self.strict or self._ignored(key):
                 return value
-            raise KeyError(f"{key!r} is not found in {self._source}")
-        for name in self._names:
-            ignored = name == key if isinstance(name, str) else name(key)
-            if ignored:
-                return value
+            raise _EntryNotFound(_missing_message(key, names, self._source))
+        if self._ignored(key):
+            return value
         return self._entry(key, value, lambda: self._open_entry(key))
+
+    def _ignored(self, key):
+        for name in self._names:
+            if name == key if isinstance(name, str) else name(key):
+                return True
+        return False
 
     def _pass(self, mode, cache):
         d = NpzDeserializer(
@@ -229,6 +254,50 @@ def _source_name(npz):
     if isinstance(npz, dict):
         return "the given dictionary"
     return "the NPZ archive"
+
+
+def _missing_message(key, names, source):
+    """Says that ``key`` is missing; and why, when the whole part is missing.
+
+    It runs only once a key is found missing, so it costs a normal load
+    nothing. When the file has no entry at all under the key's first
+    component (a model file loaded into a Trainer holds ``predictor/...``
+    but the trainer asks for ``updater/...``), the file was saved from
+    another kind of object, and the message says what the file holds.
+    """
+    top, slash, _ = key.partition("/")
+    tops = set()
+    for name in names:
+        first, sep, _ = str(name).partition("/")
+        # A missing top-level entry beside others is a plain missing key.
+        if (first == top and (sep or not slash)) or not (slash or sep):
+            return f"{key!r} is not found in {source}"
+        tops.add(first + sep)
+    if not tops:
+        return f"{key!r} is not found in {source}, which holds no entries at all"
+    what = f"no {top + slash!r} entries" if slash else f"no entry {top!r}"
+    listed = sorted(tops)
+    shown = ", ".join(repr(name) for name in listed[:_LISTED_NAMES])
+    if len(listed) > _LISTED_NAMES:
+        shown += f" and {len(listed) - _LISTED_NAMES} more"
+    message = (
+        f"{key!r} is not found in {source}: the file holds {what} (its entries "
+        f"start with {shown}); it was saved from another object"
+    )
+    if top == "updater":
+        return message + (
+            ", e.g. a model written by snapshot_object rather than a trainer "
+            "snapshot written by extensions.snapshot()"
+        )
+    if "updater/" in tops:
+        return message + (
+            ", e.g. a trainer snapshot written by extensions.snapshot(); a "
+            "model is loaded out of one with path='updater/model:main/'"
+        )
+    return message + (
+        "; if the object is a part of the one saved, name the part with "
+        f"path=, e.g. path={listed[0]!r}"
+    )
 
 
 def _is_none(shape, dtype):
@@ -422,25 +491,96 @@ def load_npz(file, obj, path="", strict=True, ignore_names=None):
             lacks raises ``KeyError``.
         ignore_names (str, callable or list of them): Keys not to load; see
             :class:`NpzDeserializer`.
+
+    Raises:
+        IsADirectoryError: ``file`` is a directory; the message names the
+            newest ``snapshot_iter_N`` in it, if any.
+        ValueError: ``file`` is empty, not a zip archive, or damaged, or an
+            entry does not suit the target.
+        KeyError: With ``strict``, an entry ``obj`` asks for is missing. If
+            the file holds nothing under the entry's first path component,
+            the message lists what it holds: it was saved from another kind
+            of object (e.g. a model file given where a trainer snapshot is
+            expected).
     """
     source = _common.describe(file)
     if isinstance(file, (str, bytes, os.PathLike)):
         # Opened here rather than by numpy.load, which leaks the handle when
         # the archive turns out to be damaged.
-        with open(file, "rb") as f:
+        with _open(file, source) as f:
             _load_from(f, obj, source, path, strict, ignore_names)
     else:
         _load_from(file, obj, source, path, strict, ignore_names)
 
 
+def _open(file, source):
+    """Opens ``file`` for reading; a directory raises a message saying so."""
+    try:
+        return open(file, "rb")
+    except (IsADirectoryError, PermissionError) as exc:
+        # Windows says PermissionError for a directory.
+        if not os.path.isdir(file):
+            raise
+        error = IsADirectoryError(_directory_message(file, source))
+        error.errno = errno.EISDIR
+        raise error from exc
+
+
+def _directory_message(directory, source):
+    """Says that a directory was given, naming its newest trainer snapshot."""
+    message = f"{source} is a directory; load_npz reads one NPZ file"
+    newest = None
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                match = _SNAPSHOT_NAME.fullmatch(entry.name)
+                if match and entry.is_file():
+                    iteration = int(match.group(1))
+                    if newest is None or iteration > newest[0]:
+                        newest = (iteration, entry.name)
+    except OSError:
+        pass
+    if newest is None:
+        return message + (
+            ", such as a trainer snapshot written by extensions.snapshot(), "
+            "and it holds no snapshot_iter_N file"
+        )
+    example = os.path.join(os.fsdecode(directory), newest[1])
+    return message + f" (a trainer snapshot such as {example}, the newest there)"
+
+
 def _load_from(f, obj, source, path, strict, ignore_names):
+    try:
+        start = f.tell()
+    except (AttributeError, OSError, ValueError):
+        start = None
     try:
         npz = numpy.load(f, allow_pickle=False)
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
-        raise ValueError(f"{source} is not a readable NPZ file: {exc}") from exc
+        raise ValueError(_unreadable_message(f, start, source, exc)) from exc
     if not isinstance(npz, numpy.lib.npyio.NpzFile):
         raise ValueError(f"{source} is a single .npy array, not an NPZ archive")
     with npz:
         d = NpzDeserializer(npz, path=path, strict=strict, ignore_names=ignore_names)
         d._source = source
         d.load(obj)
+
+
+def _unreadable_message(f, start, source, exc):
+    """Says why ``numpy.load`` could not read a file, from its first bytes."""
+    head = None
+    if start is not None:
+        try:
+            f.seek(start)
+            head = f.read(4)
+        except (OSError, ValueError):
+            head = None
+    message = f"{source} is not a readable NPZ file"
+    if head == b"":
+        return message + ": it is empty"
+    if isinstance(head, bytes) and not head.startswith(b"PK"):
+        return message + (
+            ": it is not a zip archive (an NPZ file, as save_npz and "
+            "extensions.snapshot() write it, is a zip archive of .npy arrays)"
+        )
+    return message + f": the zip archive is damaged or truncated ({exc})"

@@ -28,7 +28,10 @@ class PrintReport(extension.Extension):
     (names that start with the name of a registered extension, as
     ``'validation/main/loss'`` of the :class:`Evaluator` named
     ``'validation'``, are exempt then), and at the end of training for names
-    never logged at all. Its column stays blank, as Chainer prints it: values
+    never logged at all. A training run stopped by an exception or Ctrl-C
+    before any entry at or after the end of the first epoch was logged gives
+    no such warning at its end: the names may simply not have come yet. Its
+    column stays blank, as Chainer prints it: values
     that an extension reports rarely (a BLEU score every 500 iterations, say)
     are legitimate.
 
@@ -71,6 +74,8 @@ class PrintReport(extension.Extension):
         # Entries not seen in the log yet; None once all of them were seen.
         self._unseen = set(entries) or None
         self._found = None  # (trainer, LogReport) of the last lookup
+        self._last_epoch = 0  # "epoch" of the last entry printed
+        self._failed = False  # set by on_error
 
     def __call__(self, trainer):
         """Prints the log entries added since the previous call.
@@ -101,6 +106,7 @@ class PrintReport(extension.Extension):
                     out.write("\x1b[J")
                 self._print(out, entry)
             self._log_len = len(log)
+            self._last_epoch = log[-1].get("epoch", 0)
             if self._unseen is not None:
                 self._check_entries(trainer, log, new_entries)
         flush = getattr(out, "flush", None)
@@ -159,13 +165,32 @@ class PrintReport(extension.Extension):
                 stacklevel=2,
             )
 
+    def on_error(self, trainer, exc, tb):
+        """Notes that the training loop failed (see :meth:`finalize`).
+
+        Args:
+            trainer (~chainer.training.Trainer): Trainer that raised.
+            exc (Exception): The exception.
+            tb (traceback): Its traceback.
+        """
+        self._failed = True
+
     def finalize(self):
-        """Warns about entry names that never appeared in the log."""
-        if self._unseen and self._log_len:
-            names = ", ".join(repr(name) for name in sorted(self._unseen))
-            warnings.warn(
-                f"PrintReport: {names} never appeared in the log during training"
-            )
+        """Warns about entry names that never appeared in the log.
+
+        Nothing is said when nothing was printed, nor when the training
+        stopped with an error or Ctrl-C before an entry at or after the end
+        of the first epoch was logged.
+        """
+        if not (self._unseen and self._log_len):
+            return
+        # KeyboardInterrupt skips on_error; finalize then runs in the
+        # trainer's `finally`, where sys.exc_info() shows it propagating.
+        interrupted = self._failed or sys.exc_info()[0] is not None
+        if interrupted and self._last_epoch < 1:
+            return
+        names = ", ".join(repr(name) for name in sorted(self._unseen))
+        warnings.warn(f"PrintReport: {names} never appeared in the log during training")
 
     def serialize(self, serializer):
         """Serializes the LogReport object given to this extension, if any.
