@@ -29,6 +29,8 @@ _PROGRAM = """
 import resource
 import numpy
 import chainer
+from chainer.utils import _parallel
+_parallel.engage()  # the retention is applied at first use
 def round_():
     arrays = [numpy.ones(1 << 20, numpy.float32) for _ in range(10)]
     del arrays

@@ -54,7 +54,22 @@ def test_reports_cpu_threads(monkeypatch):
     expected = "CPU threads for convolutions: 3 (OpenBLAS idle spin 2**20 cycles)"
     assert expected in _info()
     monkeypatch.setitem(_parallel._state, "team", None)
-    assert "CPU threads for convolutions: off" in _info()
+    monkeypatch.delenv("CHAINER_CPU_PARALLEL", raising=False)
+    monkeypatch.setitem(_parallel._state, "configured", False)
+    assert any(
+        line.startswith("CPU threads for convolutions: not set up yet")
+        for line in _info()
+    )
+    monkeypatch.setitem(_parallel._state, "configured", True)
+    assert any(
+        line.startswith("CPU threads for convolutions: off (no OpenBLAS")
+        for line in _info()
+    )
+    monkeypatch.setenv("CHAINER_CPU_PARALLEL", "0")
+    assert any(
+        line.startswith("CPU threads for convolutions: off (CHAINER_CPU_PARALLEL)")
+        for line in _info()
+    )
 
 
 def test_does_not_import_cupy_or_h5py():

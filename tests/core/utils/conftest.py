@@ -33,6 +33,10 @@ def cpu_team(monkeypatch):
 
     def install(threads):
         team = None if threads == 1 else _parallel._Team(FakeBLAS(threads))
+        # Set up already, without a load governor: a convolution's first-use
+        # set-up must not put the real team over this one.
+        monkeypatch.setitem(_parallel._state, "configured", True)
+        monkeypatch.setitem(_parallel._state, "governor", None)
         monkeypatch.setitem(_parallel._state, "team", team)
         return team
 

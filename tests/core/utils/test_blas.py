@@ -12,7 +12,7 @@ def test_accumulating_gemm_matches_matmul(dtype, transb):
         pytest.skip("NumPy's BLAS exports no CBLAS gemm in this build")
     rng = numpy.random.RandomState(1)
     a = rng.standard_normal(2 + 5 * 4).astype(dtype)  # (5, 4) from offset 2
-    b = rng.standard_normal(3 + 4 * 7).astype(dtype)  # (4, 6) or (6, 4) in ld 7
+    b = rng.standard_normal(3 + 6 * 7).astype(dtype)  # (4, 6) or (6, 4) in ld 7
     c = rng.standard_normal((5, 6)).astype(dtype)
     a2 = a[2:].reshape(5, 4)
     if transb:

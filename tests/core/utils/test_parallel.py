@@ -149,16 +149,6 @@ needs_openblas = pytest.mark.skipif(
 
 
 @needs_openblas
-def test_import_sets_up_the_team_and_a_short_idle_spin():
-    assert _probe() == (True, str(_parallel.IDLE_SPIN))
-
-
-@needs_openblas
-def test_a_users_thread_timeout_is_kept():
-    assert _probe(OPENBLAS_THREAD_TIMEOUT="25") == (True, "25")
-
-
-@needs_openblas
 @pytest.mark.parametrize("value", ["0", "off"])
 def test_off_leaves_openblas_alone(value):
     assert _probe(CHAINER_CPU_PARALLEL=value) == (False, "0")

@@ -13,7 +13,6 @@ import numpy
 
 __path__ = pkgutil.extend_path(__path__, __name__)
 
-from chainer import _host_memory
 from chainer import _namespace
 from chainer import _ops  # installs Variable's operators
 from chainer import backend
@@ -212,8 +211,8 @@ def _set_defaults(gc):
 
 
 _set_defaults(global_config)
-_host_memory.configure_from_environment()
-_parallel.configure_from_environment()
+# Threads, OpenBLAS and malloc are set up at first use (docs/threads.md).
+_parallel.at_import()
 
 
 def is_debug():

@@ -14,6 +14,13 @@ Chainer therefore asks glibc to keep up to ``retention`` bytes of freed heap
 as CuPy's memory pool keeps freed GPU memory. The process then holds up to
 ``retention`` bytes more than it uses. Elsewhere (other C libraries, other
 systems) nothing is changed.
+
+``import chainer`` leaves ``malloc`` alone unless
+``CHAINER_HOST_MEMORY_RETENTION`` holds a number of bytes: the default
+retention is applied at the first use of the kernels that churn large
+temporaries (the first NumPy convolution, through
+``chainer.utils._parallel.engage``), or at once by
+:func:`set_host_memory_retention`.
 """
 
 import ctypes
@@ -90,22 +97,47 @@ def get_host_memory_retention():
     return _state["retention"]
 
 
-def configure_from_environment():
-    """Applies ``CHAINER_HOST_MEMORY_RETENTION`` (bytes; default 256 MiB).
+def parse_environment():
+    """Reads ``CHAINER_HOST_MEMORY_RETENTION``: bytes, or None for ``off``.
 
-    An empty value or ``default`` means the default; ``off`` leaves the C
-    library untouched.
+    An unset or empty variable, or ``default``, means :data:`DEFAULT_RETENTION`.
+
+    Raises:
+        ValueError: If the value is not a number of bytes in ``[0, 2**31)``,
+            ``default`` or ``off``.
     """
     value = os.environ.get(_ENV, "").strip().lower()
     if value == "off":
-        return
+        return None
     if value in ("", "default"):
-        set_host_memory_retention(DEFAULT_RETENTION)
-        return
+        return DEFAULT_RETENTION
     try:
         nbytes = int(value)
     except ValueError:
         raise ValueError(
             f"{_ENV} must be a number of bytes, 'default' or 'off', got {value!r}"
         ) from None
+    if not 0 <= nbytes < 1 << 31:
+        raise ValueError(f"{_ENV} must be in [0, 2**31) bytes, got {nbytes}")
+    return nbytes
+
+
+def configure_from_environment(explicit_only=False):
+    """Applies ``CHAINER_HOST_MEMORY_RETENTION`` (bytes; default 256 MiB).
+
+    An empty value or ``default`` means the default; ``off`` leaves the C
+    library untouched. A retention set earlier with
+    :func:`set_host_memory_retention` is kept.
+
+    Args:
+        explicit_only (bool): Act only on a number of bytes given in the
+            variable. ``import chainer`` calls it so: a value the user set is
+            applied at once, the default waits for the first use of the
+            kernels that need it (``chainer.utils._parallel.engage``).
+    """
+    nbytes = parse_environment()
+    if nbytes is None or _state["retention"] is not None:
+        return
+    if explicit_only and os.environ.get(_ENV, "").strip().lower() in ("", "default"):
+        return
     set_host_memory_retention(nbytes)

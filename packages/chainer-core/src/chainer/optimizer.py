@@ -15,6 +15,7 @@ from chainer.optimizer_hooks import gradient_hard_clipping
 from chainer.optimizer_hooks import gradient_noise
 from chainer.optimizer_hooks import lasso
 from chainer.optimizer_hooks import weight_decay
+from chainer.utils import _parallel
 
 Hyperparameter = _update_rule.Hyperparameter
 HyperparameterProxy = _update_rule.HyperparameterProxy
@@ -349,6 +350,10 @@ class GradientMethod(Optimizer):
         """
         if self.target is None:
             raise RuntimeError("call `setup` method before `update` method")
+        if self.target.xp is numpy:
+            # A training step on the CPU: set up the thread team on the first
+            # one, then size the BLAS threads to the machine's load.
+            _parallel.engage()
         if lossfun is not None:
             loss = lossfun(*args, **kwds)
             if getattr(self, "_use_cleargrads", True):

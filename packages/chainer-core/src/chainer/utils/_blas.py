@@ -255,3 +255,62 @@ def _find_threads():
         timeout.argtypes = ()
         return OpenBLASThreads(get, set_, read_env, shutdown, timeout)
     return None
+
+
+_CONFIG_NAMES = (
+    "scipy_openblas_get_config64_",
+    "openblas_get_config64_",
+    "openblas_get_config",
+)
+_CORENAME_NAMES = (
+    "scipy_openblas_get_corename64_",
+    "openblas_get_corename64_",
+    "openblas_get_corename",
+)
+
+
+def describe():
+    """Names NumPy's BLAS in one line, without threadpoolctl.
+
+    For an OpenBLAS found in this process: its build configuration, the
+    kernel set it chose for this CPU, its threading model and thread count.
+    Elsewhere the BLAS name NumPy's build reports, or ``"unknown"``.
+
+    Returns:
+        str: For example ``"OpenBLAS 0.3.31 ... Haswell (pthreads, 2 threads)"``.
+    """
+    for lib in _libraries():
+        config = _first(lib, _CONFIG_NAMES)
+        if config is None:
+            continue
+        config.restype = ctypes.c_char_p
+        config.argtypes = ()
+        text = (config() or b"OpenBLAS").decode(errors="replace").strip()
+        corename = _first(lib, _CORENAME_NAMES)
+        if corename is not None:
+            corename.restype = ctypes.c_char_p
+            corename.argtypes = ()
+            core = (corename() or b"").decode(errors="replace").strip()
+            if core and core.lower() not in text.lower():
+                text += f" core={core}"
+        parallel = _first(lib, _PARALLEL_NAMES)
+        get = _first(lib, _GET_NAMES)
+        if parallel is not None and get is not None:
+            parallel.restype = get.restype = ctypes.c_int
+            parallel.argtypes = get.argtypes = ()
+            model = {0: "sequential", 1: "pthreads", 2: "OpenMP"}.get(
+                parallel(), "unknown threading"
+            )
+            text += f" ({model}, {get()} threads)"
+        return text
+    return _numpy_blas_name()
+
+
+def _numpy_blas_name():
+    # The BLAS that NumPy's build reports (no OpenBLAS found in the process).
+    try:
+        info = numpy.show_config(mode="dicts")
+        blas = info["Build Dependencies"]["blas"]
+        return f"{blas.get('name', 'unknown')} {blas.get('version', '')}".strip()
+    except Exception:  # older NumPy: no mode="dicts"; a name is all we want
+        return "unknown"

@@ -541,6 +541,7 @@ def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, ke
             f"the output would be empty {out_size} for spatial input size "
             f"{x.shape[2:]}, ksize {ksize}, stride {stride}, pad {pad}"
         )
+    _parallel.engage()  # first use: team, BLAS and malloc set-up
     threads = _parallel.width()
     # Per-tap GEMMs only without a CPU team: with one, patch matrices copied
     # and multiplied by each thread in turn are faster (VGG-style step
@@ -717,6 +718,7 @@ def convolution_grad_weight(
     # Summed in item order whichever thread made each term (NumPy only: a
     # GPU's current device and stream belong to the calling thread).
     if backend.get_array_module(gy) is numpy:
+        _parallel.engage()
         parts = _parallel.run(item, len(cols))
     else:
         parts = [item(k) for k in range(len(cols))]
