@@ -1,5 +1,8 @@
 """Regenerates the re-export blocks of ``chainer.functions`` and ``chainer.links``.
 
+It also writes ``chainer/_links_names.py``, the names as data, from which the
+packages' ``__all__`` and chainer-links' plugin read them.
+
 Every public name of Chainer 7's ``chainer.functions`` / ``chainer.links``
 (as listed in ``tests/contracts/chainer7-public-api.tsv``, see ``api_list.py``)
 that a module of the catalogue defines (or re-exports) is imported into the
@@ -20,6 +23,16 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SRC = ROOT / "packages" / "chainer-links" / "src" / "chainer"
 BEGIN = "# --- generated re-exports (scripts/gen_catalogue_init.py) ---"
 END = "# --- end of generated re-exports ---"
+_NAMES_TUPLE = {"functions": "FUNCTIONS", "links": "LINKS"}
+NAMES_HEADER = (
+    '"""The public names of ``chainer.functions`` and ``chainer.links``, as data.\n'
+    '''
+Written by ``scripts/gen_catalogue_init.py``; the packages' ``__all__`` are
+built from these tuples. chainer-links' plugin registers the names from here
+without importing the catalogue (which would import hundreds of modules).
+"""
+'''
+)
 
 
 def _wanted(package, kind):
@@ -76,13 +89,11 @@ def generate(package, kind, verbose):
             if name not in found or key > rank[name]:
                 found[name] = module
                 rank[name] = key
-    lines = [BEGIN]
+    lines = [BEGIN, "from chainer import _links_names"]
     for name in sorted(found):
         lines.append(f"from {found[name]} import {name}")
     lines.append("")
-    lines.append("__all__ = [")
-    lines.extend(f'    "{name}",' for name in sorted(found))
-    lines.append("]")
+    lines.append(f"__all__ = list(_links_names.{_NAMES_TUPLE[package]})")
     lines.append(END)
     block = "\n".join(lines)
     init = pkg / "__init__.py"
@@ -102,12 +113,28 @@ def generate(package, kind, verbose):
     print(f"chainer.{package}: {len(found)} exported; {len(missing)} not found")
     if verbose:
         print(" ".join(missing))
+    return sorted(found)
+
+
+def write_names(names_by_package):
+    """Writes ``chainer/_links_names.py``: the names as data, one tuple a package."""
+    parts = [NAMES_HEADER]
+    for package, names in names_by_package.items():
+        parts.append(f"{_NAMES_TUPLE[package]} = (")
+        parts.extend(f'    "{name}",' for name in names)
+        parts.append(")\n")
+    path = SRC / "_links_names.py"
+    path.write_text("\n".join(parts))
+    subprocess.run(["ruff", "format", "-q", str(path)], check=False)
 
 
 def main():
     verbose = "-v" in sys.argv
-    generate("functions", "function", verbose)
-    generate("links", "class", verbose)
+    names = {
+        "functions": generate("functions", "function", verbose),
+        "links": generate("links", "class", verbose),
+    }
+    write_names(names)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
 """The public names of ``chainer.functions`` and ``chainer.links``, as data.
 
-chainer-links' plugin registers these names without importing the catalogue
-(which would import hundreds of modules). A test checks that they equal
-``chainer.functions.__all__`` and ``chainer.links.__all__``; after adding a
-public name there, add it here too.
+Written by ``scripts/gen_catalogue_init.py``; the packages' ``__all__`` are
+built from these tuples. chainer-links' plugin registers the names from here
+without importing the catalogue (which would import hundreds of modules).
 """
 
 FUNCTIONS = (

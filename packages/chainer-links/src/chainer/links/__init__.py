@@ -6,6 +6,7 @@ point appear as ``L.<name>``.
 """
 
 # --- generated re-exports (scripts/gen_catalogue_init.py) ---
+from chainer import _links_names
 from chainer.links.activation.maxout import Maxout
 from chainer.links.activation.prelu import PReLU
 from chainer.links.activation.simplified_dropconnect import SimplifiedDropconnect
@@ -71,70 +72,7 @@ from chainer.links.rnn.tree_lstm import NaryTreeLSTM
 from chainer.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 from chainer.links.theano.theano_function import TheanoFunction
 
-__all__ = [
-    "GRU",
-    "LSTM",
-    "BatchNormalization",
-    "BatchRenormalization",
-    "Bias",
-    "Bilinear",
-    "BinaryHierarchicalSoftmax",
-    "BlackOut",
-    "CRF1d",
-    "ChildSumTreeLSTM",
-    "Classifier",
-    "Convolution1D",
-    "Convolution2D",
-    "Convolution3D",
-    "ConvolutionND",
-    "Deconvolution1D",
-    "Deconvolution2D",
-    "Deconvolution3D",
-    "DeconvolutionND",
-    "DecorrelatedBatchNormalization",
-    "DeformableConvolution2D",
-    "DepthwiseConvolution2D",
-    "DilatedConvolution2D",
-    "EmbedID",
-    "GoogLeNet",
-    "GroupNormalization",
-    "Highway",
-    "Inception",
-    "InceptionBN",
-    "LayerNormalization",
-    "Linear",
-    "LocalConvolution2D",
-    "MLPConvolution2D",
-    "Maxout",
-    "NStepBiGRU",
-    "NStepBiLSTM",
-    "NStepBiRNNReLU",
-    "NStepBiRNNTanh",
-    "NStepGRU",
-    "NStepLSTM",
-    "NStepRNNReLU",
-    "NStepRNNTanh",
-    "NaryTreeLSTM",
-    "NegativeSampling",
-    "PReLU",
-    "Parameter",
-    "ResNet50Layers",
-    "ResNet101Layers",
-    "ResNet152Layers",
-    "Scale",
-    "SimplifiedDropconnect",
-    "StatefulGRU",
-    "StatefulMGU",
-    "StatefulPeepholeLSTM",
-    "StatefulZoneoutLSTM",
-    "StatelessGRU",
-    "StatelessLSTM",
-    "StatelessMGU",
-    "Swish",
-    "TheanoFunction",
-    "VGG16Layers",
-    "VGG19Layers",
-]
+__all__ = list(_links_names.LINKS)
 # --- end of generated re-exports ---
 
 
