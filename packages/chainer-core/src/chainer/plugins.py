@@ -44,6 +44,7 @@ from typing import NamedTuple
 
 from chainer import _dispatch
 from chainer import _plugin_tables as _tables
+from chainer.utils import install_hint
 
 if TYPE_CHECKING:
     import pluggy
@@ -74,16 +75,7 @@ _CORE_NAME = "core"
 _CORE_MODULE = "chainer._core_plugin"
 _CORE_DISTRIBUTION = "chainer-core"
 # Chainer's own distributions: their plugins win name conflicts.
-_FIRST_PARTY = frozenset(
-    (
-        "chainer-core",
-        "chainer-links",
-        "chainer-training",
-        "chainer-datasets",
-        "chainer-cuda",
-        "chainer-mn",
-    )
-)
+_FIRST_PARTY = frozenset(install_hint.DISTRIBUTIONS)
 _FALSE_VALUES = ("", "0", "false", "no", "off")
 
 
