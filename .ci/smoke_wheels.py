@@ -1,6 +1,6 @@
-"""Release smoke test: the six distributions as a user installs them.
+"""Release smoke test: the seven distributions as a user installs them.
 
-Run by ``.ci/run`` with the Python of a fresh virtualenv into which the six
+Run by ``.ci/run`` with the Python of a fresh virtualenv into which the seven
 wheels built by ``python -m build`` (and NumPy) were installed, from a
 directory outside the checkout::
 
@@ -29,6 +29,7 @@ DISTRIBUTIONS = (
     "chainer-links",
     "chainer-training",
     "chainer-datasets",
+    "chainer-cpu",
     "chainer-cuda",
     "chainer-mn",
 )
@@ -41,6 +42,7 @@ IMPORTED = (
     "chainer.training",
     "chainer.training.extensions",
     "chainer.datasets",
+    "chainer_cpu",
     "chainer_cuda",
 )
 
@@ -149,6 +151,26 @@ def train_tiny_mlp():
     print(f"trained 2 iterations: losses {losses[0]:.4f}, {losses[1]:.4f}")
 
 
+def check_cpu_fast_paths():
+    """chainer-cpu's entry point puts its NumPy convolution kernel in place.
+
+    Its outputs lie in memory batch-innermost, ``(c, h, w, n)``; the
+    catalogue's reference implementation gives another layout.
+    """
+    import numpy
+
+    import chainer.functions as F
+    from chainer import plugins
+
+    plugins.ensure_loaded()
+    x = numpy.ones((2, 3, 5, 5), numpy.float32)
+    W = numpy.ones((4, 3, 3, 3), numpy.float32)
+    y = F.convolution_2d(x, W, pad=1).array
+    if not y.transpose(1, 2, 3, 0).flags.c_contiguous or float(y[0, 0, 2, 2]) != 27:
+        _fail("chainer-cpu's convolution kernel did not run on NumPy arrays")
+    print("chainer-cpu's NumPy convolution kernel ran")
+
+
 def check_runtime_info(versions):
     import chainer
 
@@ -174,6 +196,7 @@ def main(argv):
         importlib.import_module(module)
     print("imported:", ", ".join(IMPORTED))
     train_tiny_mlp()
+    check_cpu_fast_paths()
     check_runtime_info(versions)
     print("smoke_wheels: OK")
     return 0

@@ -12,8 +12,11 @@ Example, from the repository root, comparing the batch-innermost convolution
 path with the batch-chunked one::
 
     python benchmarks/ab_step.py vgg --rounds 40 \\
-        --a chainer.utils.conv:_TRANSPOSE_BYTES=0 \\
-        --b chainer.utils.conv:_TRANSPOSE_BYTES=1048576
+        --a chainer_cpu.functions.connection.convolution_nd:_TRANSPOSE_BYTES=0 \\
+        --b chainer_cpu.functions.connection.convolution_nd:_TRANSPOSE_BYTES=1048576
+
+(chainer-cpu's convolution kernels read these attributes at every call; the
+size of their patch-matrix chunks is ``chainer_cpu._layout:CHUNK_BYTES``.)
 
 Prints, per setting, the minimum, first quartile and median step time (ms)
 and the number of rounds it won.

@@ -12,8 +12,8 @@ number of iterations and reports the median seconds per iteration:
         ``L.LSTM(200, 200)``, ``L.Linear(200, 1000)``, BPTT 10, batch 20,
         SGD): many small ops and small GEMMs;
   conv  a LeNet-style convnet (two ``L.Convolution2D`` + max pooling, two
-        ``L.Linear``), batch 64, SGD: the NumPy convolutions that use
-        Chainer's CPU thread team.
+        ``L.Linear``), batch 64, SGD: chainer-cpu's NumPy convolutions,
+        which use its CPU thread team.
 
 Every workload runs under each setting (``default``: nothing set;
 ``omp1``: ``OMP_NUM_THREADS=1``; ``par0``: ``CHAINER_CPU_PARALLEL=0``; more
@@ -23,7 +23,8 @@ stopped by this script) competes for the CPUs. Runs are interleaved (every
 round visits every cell, the order rotated from round to round) and the
 table shows medians over rounds, and each loaded cell's ratio to ``omp1``
 under the same load. The header names the CPU, the usable cores and NumPy's
-BLAS (through ``chainer.utils._blas.describe``, no threadpoolctl).
+BLAS (through ``chainer_cpu._blas.describe``, no threadpoolctl; without
+chainer-cpu installed, NumPy's own build information).
 
 Usage::
 
@@ -45,9 +46,11 @@ HERE = os.path.abspath(__file__)
 #: Workload name -> (iterations timed, warm-up iterations).
 WORKLOADS = {"mlp": (60, 5), "lstm": (40, 3), "conv": (40, 3)}
 
-# Set in a child: it calls chainer.utils._parallel.engage() once per step,
-# as the one-line hook proposed for Optimizer.update would (the MLP and LSTM
-# use no convolution, where engage() is called today).
+# Set in a child: it calls core's CPU hook chainer.utils._parallel.engage()
+# (chainer-cpu's team and BLAS set-up, where chainer-cpu is installed) before
+# each step's forward. Optimizer.update calls the same hook after backward,
+# and chainer-cpu's convolutions at their first call: this setting shows
+# whether setting up before the first forward changes anything.
 _HOOK = "LOADED_BENCH_ENGAGE_PER_STEP"
 
 #: The settings compared by default: name -> environment changes.
@@ -274,15 +277,29 @@ def _cpu_name():
     return platform.processor() or platform.machine()
 
 
+def _blas_name():
+    try:
+        from chainer_cpu import _blas
+    except ImportError:
+        import numpy
+
+        try:  # mode= came in NumPy 1.25
+            config = numpy.show_config(mode="dicts")
+        except TypeError:
+            config = {}
+        blas = config.get("Build Dependencies", {}).get("blas", {})
+        name = blas.get("name", "unknown")
+        return f"{name} (chainer-cpu not installed: its thread team is off)"
+    return _blas.describe()
+
+
 def _header():
     import numpy
-
-    from chainer.utils import _blas
 
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",) * 3
     return [
         f"CPU: {_cpu_name()}; usable cores: {_cores()} of {os.cpu_count()}",
-        f"NumPy {numpy.__version__}; BLAS: {_blas.describe()}",
+        f"NumPy {numpy.__version__}; BLAS: {_blas_name()}",
         f"Python {platform.python_version()}; load average at start: "
         + ", ".join(f"{v:.2f}" for v in load),
     ]

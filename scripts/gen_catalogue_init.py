@@ -89,11 +89,20 @@ def generate(package, kind, verbose):
             if name not in found or key > rank[name]:
                 found[name] = module
                 rank[name] = key
-    lines = [BEGIN, "from chainer import _links_names"]
+    lines = [
+        BEGIN,
+        "from chainer import _links_names",
+        "from chainer.utils import lazy_namespace as _lazy_namespace",
+    ]
     for name in sorted(found):
         lines.append(f"from {found[name]} import {name}")
     lines.append("")
     lines.append(f"__all__ = list(_links_names.{_NAMES_TUPLE[package]})")
+    # Other names are those plugins register (chainer.utils.lazy_namespace).
+    lines.append(
+        f"__getattr__, __dir__ = _lazy_namespace.attach("
+        f'__name__, plugin_kind="{package}")'
+    )
     lines.append(END)
     block = "\n".join(lines)
     init = pkg / "__init__.py"

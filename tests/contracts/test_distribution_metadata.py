@@ -1,4 +1,4 @@
-"""The six distributions are releasable: metadata, license, versions, hints.
+"""The seven distributions are releasable: metadata, license, versions, hints.
 
 Read from ``packages/*/pyproject.toml`` and the sources, so these checks hold
 whichever distributions are installed.
@@ -24,6 +24,7 @@ NAMES = (
     "chainer-links",
     "chainer-training",
     "chainer-datasets",
+    "chainer-cpu",
     "chainer-cuda",
     "chainer-mn",
 )
@@ -39,6 +40,7 @@ REQUIRED_CLASSIFIERS = {
 # chainer/_version.py.
 VERSION_MODULES = {
     "chainer-core": "src/chainer/_version.py",
+    "chainer-cpu": "src/chainer_cpu/__init__.py",
     "chainer-cuda": "src/chainer_cuda/__init__.py",
     "chainer-mn": "src/chainermn/__init__.py",
 }
@@ -62,7 +64,7 @@ def _requirements(project):
         yield from requirements
 
 
-def test_the_six_distributions_are_there():
+def test_the_seven_distributions_are_there():
     assert sorted(PROJECTS) == sorted(NAMES)
     for directory, project in PROJECTS.items():
         assert project["project"]["name"] == directory
@@ -170,7 +172,7 @@ def test_install_hint_knows_every_distribution_and_extra():
 
 _HINT = re.compile(
     r"pip install\s+(?:--upgrade\s+|-U\s+|-e\s+)?['\"]?(?:packages/)?"
-    r"chainer-(?:core|links|training|datasets|cuda|mn)\b"
+    r"chainer-(?:core|links|training|datasets|cpu|cuda|mn)\b"
 )
 
 
@@ -205,3 +207,32 @@ def test_install_commands_come_from_install_hint():
             ):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not offenders, "hard-coded install commands:\n" + "\n".join(offenders)
+
+
+def _sibling_dependencies(directory):
+    return {
+        Requirement(text).name
+        for text in PROJECTS[directory]["project"]["dependencies"]
+        if Requirement(text).name in PROJECTS
+    }
+
+
+def test_chainer_cpu_comes_with_the_catalogue_and_needs_core_only():
+    # chainer-cpu's kernels are named by "module:attr" strings and import
+    # nothing of chainer-links, so it sits right above chainer-core; the
+    # catalogue requires it, so that `pip install chainer-links` brings the
+    # NumPy fast paths.
+    assert _sibling_dependencies("chainer-cpu") == {"chainer-core"}
+    assert "chainer-cpu" in _sibling_dependencies("chainer-links")
+    sources = PACKAGES / "chainer-cpu" / "src"
+    for path in sorted(sources.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [f"{node.module}.{alias.name}" for alias in node.names]
+            for name in names:
+                assert not name.startswith(
+                    ("chainer.functions", "chainer.links", "chainer.distributions")
+                ), f"{path.relative_to(ROOT)}:{node.lineno} imports {name}"

@@ -171,3 +171,51 @@ def test_smoke_rejects_a_missing_distribution(tmp_path, capsys):
     with pytest.raises(SystemExit):
         _smoke_module().check_archives(tmp_path)
     assert "chainer-mn: expected one wheel and one sdist" in capsys.readouterr().err
+
+
+def _sibling_closure(names):
+    """The names with every sibling distribution they require, transitively."""
+    required = {}
+    for package in PACKAGES:
+        project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+        required[package.name] = {
+            re.match(r"[A-Za-z0-9_.-]+", text).group(0)
+            for text in project.get("dependencies", [])
+        } & {p.name for p in PACKAGES}
+    closure, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in closure:
+            closure.add(name)
+            todo.extend(required[name])
+    return closure
+
+
+def _ci_local_installs():
+    """``(command, distributions)`` for each pip install of ./packages/ paths."""
+    joined = CI.replace("\\\n", " ")
+    for line in joined.splitlines():
+        if "pip install" not in line:
+            continue
+        names = set(re.findall(r"\./packages/([A-Za-z0-9_-]+)", line))
+        if names:
+            yield line.strip(), names
+
+
+def test_ci_installs_the_local_siblings_of_what_it_installs():
+    # Our distributions are not on the package index (a name there may be
+    # someone else's): a step that installs one from its path must pass the
+    # paths of every sibling it requires, e.g. chainer-links needs
+    # ./packages/chainer-cpu next to it.
+    installs = list(_ci_local_installs())
+    assert installs, ".ci/run installs no distribution from ./packages/"
+    for command, names in installs:
+        missing = _sibling_closure(names) - names
+        assert not missing, f".ci/run: {command!r} lacks ./packages/{sorted(missing)}"
+
+
+@pytest.mark.parametrize("env", sorted(HATCH["envs"]))
+def test_hatch_workspaces_hold_the_siblings_of_their_members(env):
+    members = set(_members(env))
+    missing = _sibling_closure(members) - members
+    assert not missing, f"hatch env {env!r} lacks workspace members {sorted(missing)}"

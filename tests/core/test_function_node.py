@@ -393,11 +393,18 @@ def test_kernel_override_dict():
         calls.append(node)
         return (inputs[0] * 0 + 42,)
 
-    function_node._kernel_overrides[(Square, "numpy")] = kernel
+    from chainer import plugins
+
+    class _Plugin:
+        @plugins.hookimpl
+        def register_kernels(self):
+            return {(Square, "numpy"): kernel}
+
+    name = plugins.register(_Plugin(), name="test-square-kernel")
     try:
         (y,) = Square().apply((_x(1.0),))
     finally:
-        del function_node._kernel_overrides[(Square, "numpy")]
+        plugins.unregister(name)
     assert y.array[0] == 42
     assert len(calls) == 1
     (y,) = Square().apply((_x(2.0),))

@@ -174,6 +174,7 @@ def test_kernel_table_names_existing_classes_and_kernels():
     import importlib
     import importlib.util
 
+    from chainer import _dispatch
     from chainer import function_node
     from chainer import optimizer
     from chainer_cuda import _plugin
@@ -185,6 +186,10 @@ def test_kernel_table_names_existing_classes_and_kernels():
         module_name, _, class_name = node_ref.partition(":")
         cls = getattr(importlib.import_module(module_name), class_name)
         assert issubclass(cls, (function_node.FunctionNode, optimizer.UpdateRule))
+        # Keys are matched against the module that defines the class, not
+        # one that re-exports it (chainer.functions.activation.lstm).
+        assert _dispatch.class_name(cls) == node_ref
+        assert _dispatch.kernel_cache[cls, "cupy"] is not None, node_ref
         # The kernel modules import CuPy: check the function exists without
         # importing them.
         module_name, _, func_name = kernel_ref.partition(":")
@@ -193,6 +198,28 @@ def test_kernel_table_names_existing_classes_and_kernels():
             tree = ast.parse(f.read())
         functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert func_name in functions, kernel_ref
+
+
+def test_lstm_kernels_reach_the_cell():
+    from chainer import _dispatch
+    from chainer.functions.activation import lstm as reexport
+    from chainer.functions.rnn import lstm
+
+    assert reexport.LSTM is lstm.LSTM
+    for cls in (lstm.LSTM, lstm.LSTMGrad):
+        assert _dispatch.kernel_cache[cls, "cupy"] is not None, cls
+
+
+def test_catalogue_keys_are_left_out_without_chainer_links(monkeypatch):
+    import sys
+
+    from chainer_cuda import _plugin
+
+    # What find_spec answers for a subpackage that is not installed.
+    monkeypatch.setitem(sys.modules, "chainer.functions", None)
+    table = _plugin.register_kernels()
+    assert len(table) == 11
+    assert all(node.startswith("chainer.optimizers.") for node, _ in table)
 
 
 def test_plugin_is_listed_from_entry_point():

@@ -311,3 +311,59 @@ def test_dispatch_is_a_leaf_module():
         for alias in node.names
     ]
     assert not [name for name in imported if name and name.startswith("chainer")]
+
+
+def test_the_first_op_loads_the_registry_and_installed_kernels_apply():
+    # A script that only calls F.* on NumPy arrays (no Link, no device
+    # lookup) still gets the kernels of installed plugins from its first op.
+    pytest.importorskip("chainer_cpu")
+    out = _run(
+        """
+        import json
+        import sys
+
+        import numpy
+
+        import chainer
+        import chainer.functions as F
+
+        before = "chainer.plugins" in sys.modules
+        F.relu(numpy.ones(3, numpy.float32))
+        from chainer import _dispatch, plugins
+
+        print(json.dumps({
+            "before": before,
+            "loaded": plugins._state.loaded,
+            "kernels": len(_dispatch.kernels),
+        }))
+        """
+    )
+    assert out["before"] is False
+    assert out["loaded"] is True
+    assert out["kernels"] > 0
+
+
+def test_without_kernels_the_first_op_leaves_the_fast_exit():
+    out = _run(
+        """
+        import json
+
+        import numpy
+
+        import chainer
+        import chainer.functions as F
+        from chainer import function_node
+
+        marked = bool(function_node._kernel_overrides)
+        F.relu(numpy.ones(3, numpy.float32))
+        print(json.dumps({
+            "marked": marked,
+            "after": bool(function_node._kernel_overrides),
+        }))
+        """,
+        CHAINER_DISABLE_PLUGIN_AUTOLOAD="1",
+    )
+    # Before the first op the cache holds its marker, so apply looks up and
+    # the lookup loads the registry; with no kernels registered it is empty
+    # again, and later ops skip the lookup.
+    assert out == {"marked": True, "after": False}

@@ -13,8 +13,8 @@ import numpy
 
 __path__ = pkgutil.extend_path(__path__, __name__)
 
+from chainer import _dispatch
 from chainer import _namespace
-from chainer import _ops  # installs Variable's operators
 from chainer import backend
 from chainer import configuration
 from chainer import device_resident
@@ -25,6 +25,7 @@ from chainer import initializer
 from chainer import link
 from chainer import link_hook
 from chainer import optimizer
+from chainer import primitive_ops  # installs Variable's operators
 from chainer import reporter
 from chainer import sequential
 from chainer import serializer
@@ -67,6 +68,7 @@ from chainer.serializer import AbstractSerializer
 from chainer.serializer import Deserializer
 from chainer.serializer import Serializer
 from chainer.utils import _parallel
+from chainer.utils import lazy_namespace as _lazy_namespace
 from chainer.variable import Parameter
 from chainer.variable import Variable
 from chainer.variable import as_array
@@ -75,12 +77,20 @@ from chainer.variable import as_variable
 _namespace.install()
 
 # Subpackages imported on first attribute access, to keep ``import chainer``
-# fast; ``import chainer.X`` works as usual.
-_LAZY_SUBMODULES = frozenset(
-    {
+# fast; ``import chainer.X`` works as usual. Those of a distribution that is
+# not installed answer with an AttributeError naming it.
+__getattr__, __dir__ = _lazy_namespace.attach(
+    __name__,
+    # Chainer 7's chainer.distributions names, also at the top level.
+    dict.fromkeys(
+        ("Distribution", "cross_entropy", "kl_divergence", "register_kl"),
+        "distributions",
+    ),
+    (
         "_backend",
         "_backprop_utils",
         "_environment_check",
+        "_ops",
         "backends",
         "computational_graph",
         "cuda",
@@ -105,41 +115,11 @@ _LAZY_SUBMODULES = frozenset(
         "types",
         "utils",
         "warnings",
-    }
+    ),
+    # Chainer 7 shows the module of Variable's operators here; it is
+    # chainer-links' chainer.functions.math.basic_math.
+    aliases={"basic_math": "functions.math.basic_math"},
 )
-_DISTRIBUTION_NAMES = frozenset(
-    {"Distribution", "cross_entropy", "kl_divergence", "register_kl"}
-)
-
-
-def __getattr__(name):
-    import importlib
-
-    if name == "cuda":
-        # chainer/cuda.py makes ``chainer.cuda`` the very module object of
-        # chainer.backends.cuda, also in sys.modules.
-        return importlib.import_module("chainer.cuda")
-    if name == "basic_math":
-        # Chainer 7 exposes the module of Variable's operators here; it is
-        # chainer-links' chainer.functions.math.basic_math.
-        try:
-            return importlib.import_module("chainer.functions.math.basic_math")
-        except ModuleNotFoundError as e:
-            if e.name is not None and not e.name.startswith("chainer.functions"):
-                raise
-            raise AttributeError(str(e)) from e
-    if name in _LAZY_SUBMODULES:
-        try:
-            return importlib.import_module(f"chainer.{name}")
-        except ModuleNotFoundError as e:
-            if e.name not in (None, f"chainer.{name}"):
-                raise
-            # Attribute access answers with AttributeError (so hasattr() is
-            # False) carrying the message that names the distribution.
-            raise AttributeError(str(e)) from e
-    if name in _DISTRIBUTION_NAMES:
-        return getattr(importlib.import_module("chainer.distributions"), name)
-    raise AttributeError(f"module 'chainer' has no attribute {name!r}")
 
 
 class _Mixed16:
@@ -304,3 +284,15 @@ def should_use_cudnn_tensor_core(dtype):
     from chainer.backends import cuda
 
     return cuda.should_use_cudnn_tensor_core(dtype)
+
+
+def _load_plugins():
+    from chainer import plugins
+
+    plugins.ensure_loaded()
+
+
+# The first FunctionNode.apply (or update rule step) loads the plugin registry,
+# so that installed kernel overrides (chainer-cpu's, chainer-cuda's) apply from
+# the first op on; importing chainer loads nothing.
+_dispatch.set_loader(_load_plugins)

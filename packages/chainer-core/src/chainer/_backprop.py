@@ -72,31 +72,13 @@ def _check_grad(func, node, gx):
         )
 
 
-def _check_count(func, gxs, target_indexes):
-    # backward may return one gradient per input instead of per target.
-    if len(gxs) == len(func.inputs):
-        return tuple(map(gxs.__getitem__, target_indexes))
-    raise ValueError(
-        f"number of gradients returned by {func.label}.backward is "
-        f"incorrect: {len(gxs)} (expected {len(target_indexes)} or "
-        f"{len(func.inputs)})"
-    )
-
-
-def _run_backward(func, target_indexes, out_grads, in_grads, hooks, debug):
-    if hooks:
-        in_data = tuple(x.data for x in func.inputs)
-        out_grad_data = tuple(None if g is None else g._data for g in out_grads)
-        for hook in hooks:
-            hook.backward_preprocess(func, in_data, out_grad_data)
-    if in_grads is not None:
-        gxs = func.backward_accumulate(target_indexes, out_grads, in_grads)
-    else:
-        gxs = func.backward(target_indexes, out_grads)
+def _check_grads(func, gxs, target_indexes):
+    """Returns what ``func.backward`` gave as one checked Variable (or None)
+    per target index; wrong counts, types, shapes and dtypes raise."""
     if type(gxs) is not tuple:
         gxs = tuple(gxs)
     if len(gxs) != len(target_indexes):
-        gxs = _check_count(func, gxs, target_indexes)
+        gxs = function_node_module._grads_of_targets(func, gxs, target_indexes)
     inputs = func.inputs
     checked = []
     for i, gx in zip(target_indexes, gxs):  # noqa: B905 (count checked above)
@@ -105,18 +87,13 @@ def _run_backward(func, target_indexes, out_grads, in_grads, hooks, debug):
                 gx = _as_grad_var(func, gx)
             node = inputs[i]
             data = gx._data
+            # (Identical dtype objects skip the rich comparison.)
             if data.shape != node.shape or (
                 data.dtype is not node.dtype and data.dtype != node.dtype
             ):
                 _check_grad(func, node, gx)
         checked.append(gx)
-    gxs = checked
-    if hooks:
-        for hook in hooks:
-            hook.backward_postprocess(func, in_data, out_grad_data)
-    if debug:
-        func._check_nan("backward", [gx._data for gx in gxs if gx is not None])
-    return gxs
+    return checked
 
 
 def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
@@ -148,20 +125,153 @@ def _backprop(outputs, grad_outputs, retain_grad, loss_scale, targets=None):
 
 
 def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
+    # Phases per node: take the output gradients, run backward (the common
+    # node inline, the rest in _backward_node), route the input gradients.
     grads = {}  # node -> accumulated gradient Variable of non-leaf nodes
     owned = {}  # arrays held by leaves or outputs: see _leaf_grad
-    # Nodes waiting for backward are ordered by rank, highest first, and by
-    # the order they became ready. The creators of the outputs are sorted once
-    # into `starts` (taken from its end); nodes that become ready later go
-    # through `heap`. Many outputs (chainer.backward over a list of losses)
-    # thus cost no heap operations.
-    starts = []
+    seen = set()  # creators ever scheduled
+    # Nodes run by rank, highest first, then in the order they became ready:
+    # the outputs' creators from `starts` (see _seed), later ones from `heap`,
+    # except that a node ready while nothing else waits skips the heap in
+    # `ready` (a chain of ops never touches the heap).
+    starts = _seed(outputs, grad_outputs, grads, owned, seen, targets)
     heap = []
-    seen = set()
-    counter = 0
-    heappush = heapq.heappush
-    heappop = heapq.heappop
+    ready = None
+    counter = len(starts)
+    global_hooks = function_hook._thread_local.__dict__.get("function_hooks")
+    debug = _config.debug
+    double = _config.enable_backprop
+    plain = not (global_hooks or debug)
+    while heap or ready is not None or starts:
+        if ready is not None:
+            func = ready
+            ready = None
+        elif starts and (not heap or starts[-1] < heap[0]):
+            func = starts.pop()[2]
+        else:
+            func = heapq.heappop(heap)[2]
 
+        refs = func.outputs
+        if len(refs) == 1:
+            n = refs[0]()
+            g = None if n is None else grads.pop(n, None)
+            if g is None:
+                continue
+            if retain_grad:
+                _retain(n, g)
+            out_grads = (g,)
+        else:
+            out_grads = _take_grads(refs, grads, retain_grad)
+            if out_grads is None:
+                continue
+
+        inputs = func.inputs
+        if len(inputs) == 1:
+            target_indexes = _FIRST if inputs[0]._requires_grad else ()
+        elif len(inputs) == 2:
+            target_indexes = _OF_TWO[
+                inputs[0]._requires_grad + 2 * inputs[1]._requires_grad
+            ]
+        else:
+            target_indexes = tuple(
+                [i for i, x in enumerate(inputs) if x._requires_grad]
+            )
+        if not target_indexes:
+            continue
+        try:
+            if (
+                plain
+                and not func._local_function_hooks
+                and type(func).backward_accumulate is _default_accumulate
+            ):
+                # The fast path: no hooks, no debug checks, plain backward. A
+                # single gradient that is a Variable of its input's shape and
+                # dtype (or None) needs no more checks; all else gets them.
+                accumulate = False
+                gxs = func.backward(target_indexes, out_grads)
+                if len(target_indexes) == 1 and type(gxs) is tuple and len(gxs) == 1:
+                    gx = gxs[0]
+                    node = inputs[target_indexes[0]]
+                else:
+                    gx = node = _UNCHECKED
+                if gx is not None and (
+                    type(gx) is not _Variable
+                    or gx._data.shape != node.shape
+                    or gx._data.dtype is not node.dtype
+                ):
+                    gxs = _check_grads(func, gxs, target_indexes)
+            else:
+                accumulate = type(func).backward_accumulate is not _default_accumulate
+                gxs = _backward_node(
+                    func,
+                    target_indexes,
+                    out_grads,
+                    accumulate,
+                    grads,
+                    targets,
+                    global_hooks,
+                    debug,
+                )
+        except Exception as e:
+            _add_call_site(e, func)
+            raise
+        del out_grads
+
+        for i, gx in zip(target_indexes, gxs):  # noqa: B905 (counts checked)
+            if gx is None:
+                continue
+            node = inputs[i]
+            creator = node._creator_node
+            if creator is None:
+                if targets is None:
+                    _to_leaf(node, gx, accumulate, owned, summed, loss_scale, double)
+                elif node in targets:
+                    _to_target(targets, node, gx, accumulate, double)
+                continue
+            if targets is not None and node in targets:
+                _to_target(targets, node, gx, accumulate, double)
+            old = None if accumulate and targets is None else grads.get(node)
+            grads[node] = gx if old is None else _add(old, gx, double)
+            if creator in seen:
+                continue
+            seen.add(creator)
+            if ready is None and not heap and not starts:
+                ready = creator
+            else:
+                counter = _push(heap, counter, ready, creator)
+                ready = None
+
+
+# What backward returned when it is not one gradient (see _propagate).
+_UNCHECKED = object()
+_FIRST = (0,)
+# Target indexes of a two-input node by requires_grad of input 0 + 2 * input 1.
+_OF_TWO = ((), _FIRST, (1,), (0, 1))
+
+
+def _push(heap, counter, ready, creator):
+    # Both wait in the heap now (see _propagate); returns the next counter.
+    if ready is not None:
+        heapq.heappush(heap, (-ready.rank, counter, ready))
+        counter += 1
+    heapq.heappush(heap, (-creator.rank, counter, creator))
+    return counter + 1
+
+
+def _add_call_site(e, func):
+    # In debug mode a node keeps the stack of its creation.
+    if func.stack is not None:
+        where = "".join(func.stack.format()[-6:-1])
+        e.add_note(f"(function {func.label} was called at:\n{where})")
+
+
+def _seed(outputs, grad_outputs, grads, owned, seen, targets):
+    """Puts the outputs' initial gradients in place; returns their creators.
+
+    The creators come as ``(-rank, order, node)`` sorted so that the first
+    one to run is the last item.
+    """
+    starts = []
     for y, gy in zip(outputs, grad_outputs, strict=True):
         if gy is None:
             continue
@@ -179,173 +289,81 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
         grads[node] = gy if old is None else _add(old, gy)
         if creator not in seen:
             seen.add(creator)
-            starts.append((-creator.rank, counter, creator))
-            counter += 1
+            starts.append((-creator.rank, len(starts), creator))
     starts.sort(reverse=True)
+    return starts
 
-    global_hooks = function_hook._thread_local.__dict__.get("function_hooks")
-    debug = _config.debug
-    double = _config.enable_backprop
-    plain = not (global_hooks or debug)
-    # A node that became ready while nothing else waited is the only
-    # candidate: it waits in `ready` instead of going through the heap (a
-    # chain of ops never touches the heap). It joins the heap as soon as
-    # another node becomes ready.
-    ready = None
-    while heap or ready is not None or starts:
-        if ready is not None:
-            func = ready
-            ready = None
-        elif starts and (not heap or starts[-1] < heap[0]):
-            func = starts.pop()[2]
-        else:
-            func = heappop(heap)[2]
-        # One output and one input are most nodes: they skip the generic
-        # loops below.
-        outputs = func.outputs
-        if len(outputs) == 1:
-            n = outputs[0]()
-            g = None if n is None else grads.pop(n, None)
-            if g is None:
-                continue
+
+def _retain(node, g):
+    # retain_grad: an intermediate variable keeps the gradient it received.
+    var = node._variable()
+    if var is not None:
+        var._grad_var = g
+
+
+def _take_grads(outputs, grads, retain_grad):
+    """Takes a node's output gradients out of ``grads`` (None if it has none)."""
+    out_grads = []
+    any_grad = False
+    for ref in outputs:
+        n = ref()
+        g = None if n is None else grads.pop(n, None)
+        if g is not None:
+            any_grad = True
             if retain_grad:
-                var = n._variable()
-                if var is not None:
-                    var._grad_var = g
-            out_grads = (g,)
-        else:
-            out_grads = []
-            any_grad = False
-            for ref in outputs:
-                n = ref()
-                g = None if n is None else grads.pop(n, None)
-                if g is not None:
-                    any_grad = True
-                    if retain_grad:
-                        var = n._variable()
-                        if var is not None:
-                            var._grad_var = g
-                out_grads.append(g)
-            if not any_grad:
-                continue
-            out_grads = tuple(out_grads)
-        inputs = func.inputs
-        try:
-            if (
-                plain
-                and len(inputs) == 1
-                and not func._local_function_hooks
-                and type(func).backward_accumulate is _default_accumulate
-            ):
-                # The common node: _run_backward for one input, inline.
-                if not inputs[0]._requires_grad:
-                    continue
-                target_indexes = _FIRST
-                accumulate = False
-                gxs = func.backward(_FIRST, out_grads)
-                if type(gxs) is not tuple:
-                    gxs = tuple(gxs)
-                if len(gxs) != 1:
-                    gxs = _check_count(func, gxs, _FIRST)
-                gx = gxs[0]
-                if gx is not None:
-                    if type(gx) is not _Variable:
-                        gx = _as_grad_var(func, gx)
-                        gxs = (gx,)
-                    node = inputs[0]
-                    data = gx._data
-                    # (Identical dtype objects skip the rich comparison.)
-                    if data.shape != node.shape or (
-                        data.dtype is not node.dtype and data.dtype != node.dtype
-                    ):
-                        _check_grad(func, node, gx)
-            else:
-                if len(inputs) == 2:
-                    target_indexes = _OF_TWO[
-                        inputs[0]._requires_grad + 2 * inputs[1]._requires_grad
-                    ]
-                else:
-                    target_indexes = tuple(
-                        [i for i, x in enumerate(inputs) if x._requires_grad]
-                    )
-                if not target_indexes:
-                    continue
-                if global_hooks or func._local_function_hooks:
-                    hooks = list(global_hooks.values()) if global_hooks else []
-                    if func._local_function_hooks:
-                        hooks.extend(func._local_function_hooks.values())
-                else:
-                    hooks = None
-                accumulate = type(func).backward_accumulate is not _default_accumulate
-                in_grads = (
-                    tuple(
-                        [
-                            _current_grad(inputs[i], grads, targets)
-                            for i in target_indexes
-                        ]
-                    )
-                    if accumulate
-                    else None
-                )
-                gxs = _run_backward(
-                    func, target_indexes, out_grads, in_grads, hooks, debug
-                )
-        except Exception as e:
-            if func.stack is not None:
-                where = "".join(func.stack.format()[-6:-1])
-                e.add_note(f"(function {func.label} was called at:\n{where})")
-            raise
-        del out_grads
-
-        # One gradient per target: both paths above checked the count.
-        for i, gx in zip(target_indexes, gxs):  # noqa: B905
-            if gx is None:
-                continue
-            node = inputs[i]
-            creator = node._creator_node
-            if creator is not None:
-                if targets is not None and node in targets:
-                    targets[node] = (
-                        gx if accumulate else _add(targets[node], gx, double)
-                    )
-                if accumulate and targets is None:
-                    grads[node] = gx
-                else:
-                    old = grads.get(node)
-                    grads[node] = gx if old is None else _add(old, gx, double)
-                if creator not in seen:
-                    seen.add(creator)
-                    if ready is None and not heap and not starts:
-                        ready = creator
-                    else:
-                        if ready is not None:
-                            heappush(heap, (-ready.rank, counter, ready))
-                            counter += 1
-                            ready = None
-                        heappush(heap, (-creator.rank, counter, creator))
-                        counter += 1
-            elif targets is not None:
-                if node in targets:
-                    targets[node] = (
-                        gx if accumulate else _add(targets[node], gx, double)
-                    )
-            else:
-                var = node._variable()
-                if var is not None:
-                    var._loss_scale = loss_scale
-                    old = var._grad_var
-                    if accumulate and old is not None and gx._data is old._data:
-                        # backward_accumulate added into the leaf's own array.
-                        var._grad_var = gx
-                    elif old is None or accumulate:
-                        var._grad_var = _leaf_grad(gx, owned, double)
-                    else:
-                        _add_to_leaf(var, old, gx, summed, double)
+                _retain(n, g)
+        out_grads.append(g)
+    return tuple(out_grads) if any_grad else None
 
 
-_FIRST = (0,)
-# Target indexes of a two-input node by requires_grad of input 0 + 2 * input 1.
-_OF_TWO = ((), _FIRST, (1,), (0, 1))
+def _backward_node(
+    func, target_indexes, out_grads, accumulate, grads, targets, global_hooks, debug
+):
+    """Runs the backward of a node with hooks, debug checks or its own
+    ``backward_accumulate``; returns the checked gradients of the targets."""
+    hooks = list(global_hooks.values()) if global_hooks else []
+    if func._local_function_hooks:
+        hooks.extend(func._local_function_hooks.values())
+    if hooks:
+        in_data = tuple(x.data for x in func.inputs)
+        out_grad_data = tuple(None if g is None else g._data for g in out_grads)
+        for hook in hooks:
+            hook.backward_preprocess(func, in_data, out_grad_data)
+    if accumulate:
+        in_grads = tuple(
+            [_current_grad(func.inputs[i], grads, targets) for i in target_indexes]
+        )
+        gxs = func.backward_accumulate(target_indexes, out_grads, in_grads)
+    else:
+        gxs = func.backward(target_indexes, out_grads)
+    gxs = _check_grads(func, gxs, target_indexes)
+    if hooks:
+        for hook in hooks:
+            hook.backward_postprocess(func, in_data, out_grad_data)
+    if debug:
+        func._check_nan("backward", [gx._data for gx in gxs if gx is not None])
+    return gxs
+
+
+def _to_target(targets, node, gx, accumulate, double):
+    # chainer.grad collects the total gradient of each of its inputs.
+    targets[node] = gx if accumulate else _add(targets[node], gx, double)
+
+
+def _to_leaf(node, gx, accumulate, owned, summed, loss_scale, double):
+    """Adds ``gx`` to the ``grad_var`` of the leaf variable of ``node``."""
+    var = node._variable()
+    if var is None:
+        return
+    var._loss_scale = loss_scale
+    old = var._grad_var
+    if accumulate and old is not None and gx._data is old._data:
+        # backward_accumulate added into the leaf's own array.
+        var._grad_var = gx
+    elif old is None or accumulate:
+        var._grad_var = _leaf_grad(gx, owned, double)
+    else:
+        _add_to_leaf(var, old, gx, summed, double)
 
 
 class _PassLocal(threading.local):

@@ -2,7 +2,10 @@
 
 This is a leaf module: it imports nothing from ``chainer``, so the registry,
 :mod:`chainer.function_node`, :mod:`chainer._update_rule` and
-:mod:`chainer.backend` can all read it without import cycles.
+:mod:`chainer.backend` can all read it without import cycles. The registry
+writes here only through the ``publish_*`` functions; the hot paths read the
+tables (``kernel_cache``, ``module_by_type``, ``device_class_by_type``,
+``non_array_types``) directly.
 
 Classes are named by ``"module:QualName"`` strings (``"cupy:ndarray"``,
 ``"chainer.functions.activation.relu:ReLU"``), so that registering a kernel or
@@ -23,6 +26,21 @@ array_types: dict[str, str] = {}
 # Backends that declare no array types: resolved only when a type matches no
 # declaration (see chainer.backend).
 undeclared_backends: list[str] = []
+
+# The array-type caches of chainer.backend, filled on first sight of a type:
+# array type -> its array module, and -> the Device class that owns it.
+module_by_type: dict[type, Any] = {}
+device_class_by_type: dict[type, type] = {}
+# Types known not to be arrays of any registered backend.
+non_array_types: set[type] = set()
+# Backends declaring no array types that failed to load during a type lookup
+# (reported once).
+failed_backends: set[str] = set()
+
+# Counts the registry's publications: a reader that derived something from the
+# registry (e.g. the chainer.backends.cuda facade) compares it with the value
+# it saw then to know whether to look again.
+generation = 0
 
 # Methods whose presence in a class's own namespace means it computes its own
 # way: a kernel registered for one of its bases does not apply to it.
@@ -77,6 +95,9 @@ class _KernelCache(dict):
     __slots__ = ()
 
     def __missing__(self, key):
+        if _loader is not None:
+            _load_registry()
+            return self[key]
         node_class, backend_name = key
         kernel = find_kernel(node_class, backend_name)
         if kernels:
@@ -88,6 +109,8 @@ class _KernelCache(dict):
         # "Is there a kernel for (class, backend)?", as the plain dict answered.
         if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type)):
             return False
+        if _loader is not None:
+            _load_registry()
         kernel = dict.get(self, key, _ACTIVE)
         if kernel is _ACTIVE:
             kernel = find_kernel(*key)
@@ -96,12 +119,66 @@ class _KernelCache(dict):
 
 kernel_cache = _KernelCache()
 
+# node class -> {backend name: kernel}, empty for a class without kernels: what
+# FunctionNode.apply reads, one plain dict lookup per call (a class without
+# kernels then costs no backend lookup at all). Cleared on every publication.
+class_kernels: dict[type, dict] = {}
+
+
+def kernels_of(node_class: type) -> dict:
+    """Returns ``{backend name: kernel}`` for a node class, and caches it.
+
+    Loads the registry first if it is still pending (see :func:`set_loader`).
+    """
+    if _loader is not None:
+        _load_registry()
+    found = {}
+    for backend_name in {backend for _, backend in kernels}:
+        kernel = find_kernel(node_class, backend_name)
+        if kernel is not None:
+            found[backend_name] = kernel
+    class_kernels[node_class] = found
+    return found
+
+
+# Loads the plugin registry, which publishes the kernels here; set by
+# ``import chainer`` (see :func:`set_loader`) and called once, by the first
+# kernel lookup, so that the kernels of installed plugins apply from the first
+# op on even where nothing else (a Link, a device lookup) has loaded the
+# registry yet.
+_loader = None
+
+
+def set_loader(load) -> None:
+    """Makes the first kernel lookup call ``load()`` (once) before looking up.
+
+    Until then the cache holds its marker entry, so that
+    :meth:`chainer.FunctionNode.apply` does look up; a registry that publishes
+    no kernels leaves the cache empty again (the fast exit).
+    """
+    global _loader
+    _loader = load
+    if load is not None:
+        dict.__setitem__(kernel_cache, _ACTIVE, None)
+
+
+def _load_registry() -> None:
+    global _loader
+    load, _loader = _loader, None
+    if load is not None:
+        load()
+        if not kernels:
+            kernel_cache.clear()
+
 
 def publish_kernels(table: dict) -> None:
     """Replaces the kernel table and clears the per-class cache."""
+    global generation
+    generation += 1
     kernels.clear()
     kernels.update(table)
     kernel_cache.clear()
+    class_kernels.clear()
     if kernels:
         dict.__setitem__(kernel_cache, _ACTIVE, None)
 
@@ -114,6 +191,10 @@ def replace_kernel(stand_in, kernel) -> None:
     for key, value in list(kernel_cache.items()):
         if value is stand_in:
             dict.__setitem__(kernel_cache, key, kernel)
+    for by_backend in class_kernels.values():
+        for backend_name, value in list(by_backend.items()):
+            if value is stand_in:
+                by_backend[backend_name] = kernel
 
 
 def find_array_backend(array_type: type) -> str | None:
@@ -132,7 +213,22 @@ def find_array_backend(array_type: type) -> str | None:
 
 
 def publish_array_types(table: dict, undeclared: list) -> None:
-    """Replaces the declared array types and the backends that declare none."""
+    """Replaces the declared array types and the backends that declare none.
+
+    Types cached as "not an array" are forgotten (a new backend may own them),
+    and so are the backends that failed to load during a type lookup.
+    """
+    global generation
+    generation += 1
     array_types.clear()
     array_types.update(table)
     undeclared_backends[:] = undeclared
+    non_array_types.clear()
+    failed_backends.clear()
+
+
+def register_array_type(array_type: type, device_class: type, xp) -> None:
+    """Caches the Device class and array module that own ``array_type``."""
+    device_class_by_type[array_type] = device_class
+    module_by_type[array_type] = xp
+    non_array_types.clear()

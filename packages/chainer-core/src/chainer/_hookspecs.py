@@ -66,6 +66,15 @@ def register_backends() -> dict[str, Any] | None:
     when a type matches no declaration, and skipped with a warning if that
     import fails.
 
+    The Device class registered as ``'cupy'`` may set the class attribute
+    ``legacy_cuda_module`` to the importable name of a module implementing
+    the legacy API ``chainer.backends.cuda`` (``available``, ``to_gpu``,
+    ``elementwise``, ``memoize``...). The facade asks the registry for that
+    class on first use (and again after the registry changes), imports the
+    module, and answers from it when its ``available`` is true; otherwise it
+    keeps its host-side implementation and raises the module's
+    ``unavailable_reason`` (a str) for GPU-only calls. chainer-cuda sets it.
+
     :return: A dict from backend name (``'cupy'``, without ``'@'``) to a
         :class:`chainer.backend.Device` subclass, a ``"module:attr"`` string
         naming one, or a dict with the keys ``"device"`` and
@@ -137,24 +146,69 @@ def register_datasets() -> dict[str, Any] | None:
 
 @hookspec(firstresult=False, historic=False)
 def register_kernels() -> dict[tuple, Any] | None:
-    """Registers kernel overrides for FunctionNodes on one backend.
+    """Registers kernel overrides for FunctionNodes and update rules on one backend.
 
     Takes no parameters. Called when the registry loads and after every
-    (un)registration. The result is published into the dict that
-    :meth:`chainer.FunctionNode.apply` reads, so an override costs one dict
-    lookup per call.
+    (un)registration. The result is published into the leaf module
+    ``chainer._dispatch``, whose per-class cache
+    :meth:`chainer.FunctionNode.apply` and
+    :meth:`chainer.optimizer.UpdateRule.update_core` read, so an override
+    costs one dict lookup per call.
 
-    ``'module:Class'`` keys are not imported: a node class is matched by its
-    ``__module__`` and ``__qualname__``, walking its MRO, so a subclass uses
-    its base's kernel unless it defines its own ``forward`` (or, for update
-    rules, ``update_core*``). A key whose top-level package is not installed
-    is skipped: that FunctionNode cannot be used anyway.
+    ``'module:Class'`` keys are not imported: a class is matched by its
+    ``__module__`` and ``__qualname__`` (where it is defined, not a module
+    that re-exports it), walking its MRO once and caching the answer, so a
+    subclass uses its base's kernel unless a class on the way defines its
+    own ``forward`` (or, for update rules, ``update_core``,
+    ``update_core_cpu`` or ``update_core_gpu``). A key whose top-level
+    package is not installed is skipped: that class cannot be used anyway.
 
-    :return: A dict from ``(node_class, backend_name)`` to a kernel, where
-        ``node_class`` is a :class:`chainer.FunctionNode` subclass or a
-        ``'module:Class'`` string naming one and ``backend_name`` is a backend
-        name (``'cupy'``). The kernel, or a ``"module:attr"`` string naming it,
-        is a callable ``kernel(node, inputs)`` that computes the node's forward
-        pass for arrays of that backend and returns a tuple of arrays, as
-        :meth:`chainer.FunctionNode.forward` does.
+    Two kinds of class may be keyed:
+
+    * A :class:`chainer.FunctionNode` subclass: ``apply`` calls
+      ``kernel(node, inputs)`` instead of ``node.forward(inputs)`` when the
+      first input array belongs to the backend. It gets the node and the
+      tuple of input arrays, must return a tuple of arrays as ``forward``
+      does, and retains (``retain_inputs``/``retain_outputs``) and sets on
+      the node what ``forward`` would, using only the node's documented
+      attributes and methods; it may call ``node.forward(inputs)`` for cases
+      it does not cover.
+    * A :class:`chainer.optimizer.UpdateRule` subclass: ``update_core``
+      calls ``kernel(rule, param)`` instead of ``update_core_gpu(param)``
+      for a parameter whose array belongs to the backend (never for NumPy
+      parameters, which go to ``update_core_cpu``), with the parameter's
+      device made current, and only when ``param.grad`` is not None. It
+      updates ``param.array`` and ``rule.state`` in place, as one step of
+      the rule (``rule.t`` already counts it), and returns nothing.
+
+    A key may also name one of chainer-core's two CPU hooks, as a string with
+    the backend ``'numpy'`` (chainer-cpu registers both; one plugin should):
+
+    * ``('chainer.utils._parallel:engage', 'numpy')``: called with no
+      arguments, its result ignored, by
+      :func:`chainer.utils._parallel.engage`, which
+      :meth:`chainer.Optimizer.update` calls at every step on NumPy
+      parameters. It sets up the CPU for NumPy work (chainer-cpu: its thread
+      team, OpenBLAS's idle spin, the load-following thread count) and must
+      be cheap after its first call.
+    * ``('chainer.utils._parallel:describe_threads', 'numpy')``: called with
+      no arguments by :func:`chainer.print_runtime_info`; returns the str
+      shown as its CPU threads line.
+
+    Without them core only applies its host memory retention and reports
+    that there is no thread team.
+
+    The registry need not be loaded by anything else for kernels to apply:
+    ``import chainer`` gives ``chainer._dispatch`` the registry's loader
+    (``set_loader``), and the first kernel lookup (the first
+    :meth:`chainer.FunctionNode.apply`, or the first update-rule step of a
+    non-NumPy parameter) loads it before looking up, so installed kernels
+    apply from the first op.
+
+    :return: A dict from ``(cls, backend_name)`` to a kernel, where ``cls``
+        is such a class or a ``'module:Class'`` string naming one and
+        ``backend_name`` is a backend name (``'cupy'``, ``'numpy'``), or
+        one of the CPU hook keys above. The kernel is a callable as above,
+        or a ``"module:attr"`` string naming one (imported on its first
+        call).
     """

@@ -430,9 +430,6 @@ def publish(tables: dict) -> None:
             array_types.setdefault(type_name, name)
         if not entry.array_types:
             undeclared.append(name)
+    # This also forgets the types cached as "not an array": a newly
+    # registered backend may own some of them.
     _dispatch.publish_array_types(array_types, undeclared)
-    # A newly registered backend may own array types that were cached as
-    # "not an array" before it existed.
-    from chainer import backend
-
-    backend._forget_non_array_types()

@@ -54,14 +54,7 @@ def _retention_status() -> str:
 def _cpu_threads_status() -> str:
     from chainer.utils import _parallel
 
-    team = _parallel._state["team"]
-    if team is None:
-        if _parallel.mode() == "off":
-            return "off (CHAINER_CPU_PARALLEL)"
-        if not _parallel._state["configured"]:
-            return "not set up yet (first NumPy convolution or training step)"
-        return "off (no OpenBLAS thread controls)"
-    return f"{_parallel.width()} (OpenBLAS idle spin 2**{team.blas.idle_spin()} cycles)"
+    return _parallel.describe_threads()
 
 
 def _distributions_line() -> str:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy
 
+from chainer import _dispatch
 from chainer import backend
 from chainer import function_node
 from chainer import serializer as serializer_module
@@ -327,8 +328,8 @@ class UpdateRule:
             self.update_core_cpu(param)
             return
         kernel = None
-        if function_node._kernel_overrides and array is not None:
-            kernel = function_node._kernel_overrides[
+        if _dispatch.kernel_cache and array is not None:
+            kernel = _dispatch.kernel_cache[
                 type(self), function_node._backend_name(array)
             ]
         with param.device:

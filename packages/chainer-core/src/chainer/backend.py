@@ -15,17 +15,20 @@ from typing import Any
 
 import numpy
 
+from chainer import _dispatch
 from chainer._host_memory import get_host_memory_retention  # noqa: F401
 from chainer._host_memory import set_host_memory_retention  # noqa: F401
 
-# array type -> (array module, Device class); filled lazily for foreign types.
-_module_by_type: dict[type, Any] = {}
-_device_class_by_type: dict[type, type] = {}
-# Types known not to be arrays of any loaded backend (cleared on registration).
-_non_array_types: set[type] = set()
-# Backends declaring no array types that failed to load during a type lookup
-# (reported once; cleared on registration).
-_failed_backends: set[str] = set()
+# The array-type caches live in the leaf module chainer._dispatch (the registry
+# clears them there when it publishes); these names are the same objects, read
+# as globals of this module by the hot paths. Array type -> array module and
+# Device class, filled lazily for foreign types; types known not to be arrays
+# of any loaded backend; backends declaring no array types that failed to load
+# during a type lookup (reported once).
+_module_by_type: dict[type, Any] = _dispatch.module_by_type
+_device_class_by_type: dict[type, type] = _dispatch.device_class_by_type
+_non_array_types: set[type] = _dispatch.non_array_types
+_failed_backends: set[str] = _dispatch.failed_backends
 _thread_local = threading.local()
 
 
@@ -321,7 +324,6 @@ def _plugin_device_class(t: type):
     # type is matched without importing any backend; only the backend that
     # owns the type is imported. Backends that declare none are resolved as a
     # last resort, and one that fails to load is reported and skipped.
-    from chainer import _dispatch
     from chainer import plugins
 
     plugins.ensure_loaded()
@@ -352,13 +354,6 @@ def _plugin_device_class(t: type):
     return None
 
 
-def _forget_non_array_types() -> None:
-    # Called when the registry changes: a new backend may own types that were
-    # cached as "not an array", and a failed one may have been replaced.
-    _non_array_types.clear()
-    _failed_backends.clear()
-
-
 def register_array_type(array_type: type, device_class: type[Device]) -> None:
     """Associates an array type with the Device class that owns it.
 
@@ -382,13 +377,10 @@ def register_array_type(array_type: type, device_class: type[Device]) -> None:
             "register_array_type() takes a chainer.backend.Device subclass, "
             f"not {device_class!r}"
         )
-    _device_class_by_type[array_type] = device_class
-    _module_by_type[array_type] = device_class.xp
-    _non_array_types.clear()
+    _dispatch.register_array_type(array_type, device_class, device_class.xp)
 
 
-_module_by_type[numpy.ndarray] = numpy
-_device_class_by_type[numpy.ndarray] = CpuDevice
+_dispatch.register_array_type(numpy.ndarray, CpuDevice, numpy)
 
 
 def _array_of(x):

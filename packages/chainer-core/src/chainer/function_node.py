@@ -38,10 +38,12 @@ def _as_output_array(y):
 
 
 # (FunctionNode subclass, backend name) -> kernel(node, inputs) or None: the
-# per-class cache of chainer._dispatch, filled on first use of each pair from
-# the kernels that plugins register. Empty while no kernel is registered, so
-# apply skips the lookup; otherwise one dict lookup per call.
+# per-pair cache of chainer._dispatch. Empty while no kernel is registered (and
+# the registry is not pending), so apply skips the lookup.
 _kernel_overrides = _dispatch.kernel_cache
+# node class -> {backend name: kernel}, what apply reads: one plain dict lookup
+# per call, and no backend lookup for a class without kernels.
+_class_kernels = _dispatch.class_kernels
 
 
 def _backend_name(x) -> str:
@@ -50,6 +52,17 @@ def _backend_name(x) -> str:
     from chainer import backend
 
     return backend.get_device_from_array(x).name.lstrip("@").split(":")[0]
+
+
+def _grads_of_targets(func, gxs, target_indexes):
+    # backward may return one gradient per input instead of one per target.
+    if len(gxs) == len(func.inputs):
+        return tuple(map(gxs.__getitem__, target_indexes))
+    raise ValueError(
+        f"number of gradients returned by {func.label}.backward is "
+        f"incorrect: {len(gxs)} (expected {len(target_indexes)} or "
+        f"{len(func.inputs)})"
+    )
 
 
 class FunctionNode:
@@ -129,6 +142,8 @@ class FunctionNode:
             becomes their creator (even if no input requires a gradient); they
             require a gradient if some input does.
         """
+        # Phases: unpack inputs, check types, forward, record the graph; what
+        # most calls need runs inline, the rest in the methods named below.
         input_nodes = []
         in_data = []
         requires_grad = False
@@ -139,21 +154,21 @@ class FunctionNode:
                 data = x._data
                 if x._requires_grad:
                     requires_grad = True
+            elif x is None or type(x) is _ndarray:
+                # A plain NumPy array (labels, constants) gets a graph node
+                # only: the Variable that would wrap it dies with this call
+                # anyway. None (an absent gradient given to a gradient
+                # function) reaches forward as None.
+                input_nodes.append(_array_node(x))
+                data = x
             else:
-                if x is None or type(x) is _ndarray:
-                    # A plain NumPy array (labels, constants) gets a graph
-                    # node only: the Variable that would wrap it dies with
-                    # this call anyway. None (an absent gradient given to a
-                    # gradient function) reaches forward as None.
-                    input_nodes.append(_array_node(x))
-                    data = x
-                else:
-                    v = variable_module.as_variable(x)
-                    input_nodes.append(v._node)
-                    data = v._data
+                v = variable_module.as_variable(x)
+                input_nodes.append(v._node)
+                data = v._data
             if type(data) is not _ndarray:
                 foreign = True
             in_data.append(data)
+        in_data = tuple(in_data)
         # Read the three flags straight from the thread-local dict with the
         # global values as fallback: this runs for every op.
         local = _cfg_local.__dict__
@@ -165,39 +180,17 @@ class FunctionNode:
             type_check_on = _cfg_global.type_check
             enable_backprop = _cfg_global.enable_backprop
             debug = _cfg_global.debug
+
         check = type(self).check_type_forward
         if type_check_on and check is not _no_type_check:
+            # The check's own predicate may vouch for the inputs (see
+            # type_check.fast_path); else it runs in light mode.
             fast = getattr(check, "_fast_type_check", None)
-        else:
-            fast = check = None
-        if fast is not None and fast(self, in_data):
-            # The check's own predicate vouches for the inputs (see
-            # type_check.fast_path).
-            in_data = tuple(in_data)
-            if foreign:
-                self._check_devices(in_data)
-        elif check is not None:
-            # The light type infos of NumPy arrays are the arrays themselves,
-            # so the same tuple goes on to forward. Light mode is inlined (see
-            # type_check.LightMode), through the thread-local dict; a failure
-            # re-runs the check in full mode for the Expect/Actual message.
-            in_data = _LightTypes(in_data)
-            if foreign:
-                self._check_devices(in_data)
-            tc_local = _tc_local.__dict__
-            prev = tc_local["light_mode"]
-            tc_local["light_mode"] = True
-            try:
-                self.check_type_forward(in_data)
-            except Exception:
-                tc_local["light_mode"] = prev
-                self._check_data_type_full(in_data)
-            else:
-                tc_local["light_mode"] = prev
-        else:
-            in_data = tuple(in_data)
-            if foreign:
-                self._check_devices(in_data)
+            if fast is None or not fast(self, in_data):
+                in_data = self._check_types(in_data, foreign)
+                foreign = False  # _check_types has checked the devices
+        if foreign:
+            self._check_devices(in_data)
 
         hooks = _fh_local.__dict__.get("function_hooks")
         if self._local_function_hooks:
@@ -206,20 +199,16 @@ class FunctionNode:
         if hooks:
             for hook in hooks.values():
                 hook.forward_preprocess(self, in_data)
-
         if _kernel_overrides and in_data:
-            kernel = _kernel_overrides[type(self), _backend_name(in_data[0])]
+            by_backend = _class_kernels.get(type(self))
+            if by_backend is None:
+                by_backend = _dispatch.kernels_of(type(self))
+            kernel = by_backend.get(_backend_name(in_data[0])) if by_backend else None
             outputs = self.forward(in_data) if kernel is None else kernel(self, in_data)
         else:
             outputs = self.forward(in_data)
         if type(outputs) is not tuple:
-            if isinstance(outputs, tuple):  # e.g. forward returned its inputs
-                outputs = tuple(outputs)
-            else:
-                raise TypeError(
-                    f"{self.label}.forward must return a tuple of arrays, "
-                    f"got {type(outputs).__name__}"
-                )
+            outputs = self._output_tuple(outputs)
         for y in outputs:
             if type(y) is not _ndarray:
                 outputs = tuple(map(_as_output_array, outputs))
@@ -230,29 +219,59 @@ class FunctionNode:
             for hook in hooks.values():
                 hook.forward_postprocess(self, in_data)
 
-        # Single-input / single-output cases skip the generic loops: they are
-        # most applications.
-        if not enable_backprop:
-            if len(outputs) == 1:
-                return (_make_variable(outputs[0], requires_grad),)
-            return tuple([_make_variable(y, requires_grad) for y in outputs])
+        if enable_backprop:
+            return self._record_graph(
+                input_nodes, in_data, outputs, requires_grad, debug
+            )
+        if len(outputs) == 1:
+            return (_make_variable(outputs[0], requires_grad),)
+        return tuple([_make_variable(y, requires_grad) for y in outputs])
 
+    def _check_types(self, in_data, foreign):
+        # Light mode (see type_check.LightMode), inlined through the
+        # thread-local dict: the light type infos of NumPy arrays are the
+        # arrays themselves, so the returned tuple goes on to forward. A
+        # failure re-runs the check in full mode for the Expect/Actual message.
+        in_data = _LightTypes(in_data)
+        if foreign:
+            self._check_devices(in_data)
+        tc_local = _tc_local.__dict__
+        prev = tc_local["light_mode"]
+        tc_local["light_mode"] = True
+        try:
+            self.check_type_forward(in_data)
+        except Exception:
+            tc_local["light_mode"] = prev
+            self._check_data_type_full(in_data)
+        else:
+            tc_local["light_mode"] = prev
+        return in_data
+
+    def _output_tuple(self, outputs):
+        if isinstance(outputs, tuple):  # e.g. forward returned its inputs
+            return tuple(outputs)
+        raise TypeError(
+            f"{self.label}.forward must return a tuple of arrays, "
+            f"got {type(outputs).__name__}"
+        )
+
+    def _record_graph(self, input_nodes, in_data, outputs, requires_grad, debug):
+        # Makes this node the creator of new output Variables.
         if len(input_nodes) == 1:
             node = input_nodes[0]
             self.inputs = (node,)
             rank = node.rank
         else:
+            self.inputs = tuple(input_nodes)
             rank = 0
             for node in input_nodes:
                 if node.rank > rank:
                     rank = node.rank
-            self.inputs = tuple(input_nodes)
         self.rank = rank
         rank += 1
         if len(outputs) == 1:
-            v = _make_output(outputs[0], self, rank)
-            ret = (v,)
-            self.outputs = (_weakref(v._node),)
+            ret = (_make_output(outputs[0], self, rank),)
+            self.outputs = (_weakref(ret[0]._node),)
         else:
             ret = tuple([_make_output(y, self, rank) for y in outputs])
             self.outputs = tuple([_weakref(v._node) for v in ret])
@@ -261,16 +280,13 @@ class FunctionNode:
                 input_nodes[index].data = in_data[index]
         indexes = self._output_indexes_to_retain
         if indexes is not None:
-            if len(ret) == 1 and len(indexes) == 1:
-                y = outputs[0]
-                v._node.data = y
-                self._retained_output_data = (y,)
-            else:
-                retained = []
-                for index in indexes:
-                    ret[index]._node.data = outputs[index]
-                    retained.append(outputs[index])
-                self._retained_output_data = tuple(retained)
+            for index in indexes:
+                ret[index]._node.data = outputs[index]
+            self._retained_output_data = (
+                (outputs[indexes[0]],)
+                if len(indexes) == 1
+                else tuple(map(outputs.__getitem__, indexes))
+            )
         if not requires_grad:
             # As in Chainer, the graph is recorded whenever backprop is
             # enabled; outputs of inputs that need no gradient need none.
@@ -395,15 +411,8 @@ class FunctionNode:
         :meth:`backward` and adds.
         """
         gxs = self.backward(target_input_indexes, grad_outputs)
-        len_gxs = len(gxs)
-        if len_gxs == len(self.inputs) and len_gxs != len(target_input_indexes):
-            gxs = tuple(gxs[i] for i in target_input_indexes)
-        elif len_gxs != len(target_input_indexes):
-            raise ValueError(
-                f"number of gradients returned by {self.label}.backward is "
-                f"incorrect: {len_gxs} (expected {len(target_input_indexes)} or "
-                f"{len(self.inputs)})"
-            )
+        if len(gxs) != len(target_input_indexes):
+            gxs = _grads_of_targets(self, gxs, target_input_indexes)
         from chainer import _ops
 
         ret = []

@@ -43,6 +43,11 @@ class GpuDevice(backend.GpuDevice):
 
     xp = _cupy
     supported_array_types = (_cupy.ndarray,) if _cupy is not None else ()
+    #: The module that implements ``chainer.backends.cuda`` for this backend,
+    #: as an importable name. chainer-core's facade reads this documented
+    #: attribute of the backend registered as ``'cupy'`` (see the hookspec
+    #: ``register_backends``), so that core never names this distribution.
+    legacy_cuda_module = "chainer_cuda.legacy"
 
     def __init__(self, device=0):
         cupy = chainer_cuda.get_cupy()

@@ -6,6 +6,8 @@ CuPy nor the device module is imported until a GPU device is asked for.
 
 from __future__ import annotations
 
+import importlib.util
+
 from chainer import plugins
 
 
@@ -41,7 +43,8 @@ _KERNELS = "chainer_cuda._kernels"
 
 # (catalogue class, kernel), both as 'module:attr' strings: nothing is imported
 # at registration (the keys are matched as strings along each node class's
-# MRO), and a missing chainer-links only leaves entries that never match. A
+# MRO, by the module that defines the class), and the entries of a missing
+# chainer-links (chainer.functions) are left out by register_kernels. A
 # subclass inherits its base's kernel unless it defines its own forward; the
 # 2-d subclasses of the N-d nodes are still listed, so that
 # plugins.get_kernel() finds them under their own names.
@@ -57,8 +60,10 @@ _KERNEL_TABLE = (
     (f"{_ACTIVATION}.hard_sigmoid:HardSigmoid", f"{_KERNELS}.activation:hard_sigmoid"),
     (f"{_ACTIVATION}.swish:Swish", f"{_KERNELS}.activation:swish"),
     (f"{_ACTIVATION}.prelu:PReLUFunction", f"{_KERNELS}.activation:prelu"),
-    (f"{_ACTIVATION}.lstm:LSTM", f"{_KERNELS}.lstm:lstm_forward"),
-    (f"{_ACTIVATION}.lstm:LSTMGrad", f"{_KERNELS}.lstm:lstm_backward"),
+    # The cell is defined in chainer.functions.rnn.lstm (activation.lstm
+    # re-exports it): keys name the defining module.
+    ("chainer.functions.rnn.lstm:LSTM", f"{_KERNELS}.lstm:lstm_forward"),
+    ("chainer.functions.rnn.lstm:LSTMGrad", f"{_KERNELS}.lstm:lstm_backward"),
     (f"{_ACTIVATION}.softmax:Softmax", f"{_KERNELS}.softmax:softmax"),
     (f"{_ACTIVATION}.log_softmax:LogSoftmax", f"{_KERNELS}.softmax:log_softmax"),
     (f"{_SCE}:SoftmaxCrossEntropy", f"{_KERNELS}.softmax:softmax_cross_entropy"),
@@ -142,11 +147,30 @@ def register_kernels() -> dict[tuple[str, str], str]:
     """Registers chainer-cuda's fused kernels for CuPy arrays.
 
     Keys name the catalogue FunctionNode or optimizer update rule class as a
-    ``'module:Class'`` string (so that a missing chainer-links skips its
-    entries); values name the kernels in ``chainer_cuda._kernels``, imported
-    (with CuPy) on their first call.
+    ``'module:Class'`` string; values name the kernels in
+    ``chainer_cuda._kernels``, imported (with CuPy) on their first call. The
+    catalogue's entries are left out when chainer-links (the subpackage
+    ``chainer.functions``) is not installed; nothing is imported to find out.
 
     Returns:
         dict: ``{('module:Class', 'cupy'): 'chainer_cuda._kernels.x:kernel'}``.
     """
-    return {(node, "cupy"): kernel for node, kernel in _KERNEL_TABLE}
+    installed: dict[str, bool] = {}
+    table = {}
+    for node, kernel in _KERNEL_TABLE:
+        package = ".".join(node.partition(":")[0].split(".")[:2])
+        if package not in installed:
+            installed[package] = _is_installed(package)
+        if installed[package]:
+            table[(node, "cupy")] = kernel
+    return table
+
+
+def _is_installed(package: str) -> bool:
+    # ``chainer`` is imported already; finding a subpackage's spec imports
+    # nothing more (chainer is shipped in pieces: chainer.functions comes
+    # with chainer-links).
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):
+        return False

@@ -218,54 +218,6 @@ class TestConvolution2DGroupsDilation(_Convolution2DForward, testing.FunctionTes
         return x, W.astype(self.dtype), b
 
 
-@pytest.mark.parametrize("groups", [1, 2])
-def test_batch_chunks_give_the_same_results(monkeypatch, groups):
-    # One image per patch-matrix chunk versus the whole batch at once.
-    from chainer import gradient_check
-    from chainer.utils import conv
-
-    rng = numpy.random.RandomState(5)
-    x = rng.uniform(-1, 1, (3, 4, 5, 6))
-    W = rng.uniform(-1, 1, (6, 4 // groups, 3, 3))
-    b = rng.uniform(-1, 1, 6)
-    gy = rng.uniform(-1, 1, (3, 6, 3, 6))
-
-    def run():
-        xv, Wv, bv = (chainer.Variable(a.copy()) for a in (x, W, b))
-        y = convolution_2d.convolution_2d(
-            xv, Wv, bv, stride=(2, 1), pad=1, groups=groups
-        )
-        y.grad = gy
-        y.backward()
-        return y.array, xv.grad, Wv.grad, bv.grad
-
-    whole = run()
-    monkeypatch.setattr(conv, "_CHUNK_BYTES", 1)
-    monkeypatch.setattr(conv, "_WHOLE_BYTES", 0)
-    for a, e in zip(run(), whole, strict=True):
-        numpy.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12)
-    gradient_check.check_double_backward(
-        lambda x, W: convolution_2d.convolution_2d(x, W, pad=1, groups=groups),
-        (x, W),
-        rng.uniform(-1, 1, (3, 6, 5, 6)),
-        (rng.uniform(-1, 1, x.shape), rng.uniform(-1, 1, W.shape)),
-    )
-
-
-def test_patch_matrices_are_kept_only_with_backprop():
-    # The weight gradient reuses the forward's patch matrices; without
-    # backprop nothing would use them, so they are not kept.
-    x = numpy.ones((2, 3, 5, 5), numpy.float32)
-    W = numpy.ones((4, 3, 3, 3), numpy.float32)
-    node = convolution_2d.Convolution2DFunction(pad=1)
-    node.apply((x, W))
-    assert node._cols is not None
-    node = convolution_2d.Convolution2DFunction(pad=1)
-    with chainer.no_backprop_mode():
-        node.apply((x, W))
-    assert node._cols is None
-
-
 def test_empty_batch():
     x = chainer.Variable(numpy.zeros((0, 3, 5, 5), numpy.float32))
     W = chainer.Variable(numpy.ones((4, 3, 3, 3), numpy.float32))

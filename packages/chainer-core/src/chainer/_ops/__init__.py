@@ -1,41 +1,17 @@
-"""Primitive differentiable operations that Variable's operators need.
+"""Former name of :mod:`chainer.primitive_ops`, kept as an alias for now.
 
-The catalogue (``chainer.functions``, in chainer-links) re-exports them under
-Chainer's names; core code uses them directly.
+``chainer._ops`` and its submodules ``array``, ``basic_math`` and
+``reduction`` are the very module objects of :mod:`chainer.primitive_ops`
+(``sys.modules`` maps the old names to them). New code imports
+:mod:`chainer.primitive_ops`.
 """
 
-from chainer._ops.array import broadcast_to
-from chainer._ops.array import cast
-from chainer._ops.array import get_item
-from chainer._ops.array import reshape
-from chainer._ops.array import sum_to
-from chainer._ops.array import transpose
-from chainer._ops.basic_math import absolute
-from chainer._ops.basic_math import add
-from chainer._ops.basic_math import install_variable_arithmetics
-from chainer._ops.basic_math import log
-from chainer._ops.basic_math import matmul
-from chainer._ops.basic_math import mul_constant
-from chainer._ops.basic_math import neg
-from chainer._ops.reduction import average
-from chainer._ops.reduction import sum
+# TODO(lead): remove this alias when no catalogue file imports chainer._ops
+# (issue 23; tests/contracts/test_layering.py's allow-list names them).
+import sys
 
-__all__ = [
-    "absolute",
-    "add",
-    "average",
-    "broadcast_to",
-    "cast",
-    "get_item",
-    "install_variable_arithmetics",
-    "log",
-    "matmul",
-    "mul_constant",
-    "neg",
-    "reshape",
-    "sum",
-    "sum_to",
-    "transpose",
-]
+from chainer import primitive_ops
 
-install_variable_arithmetics()
+for _name in ("array", "basic_math", "reduction"):
+    sys.modules[f"{__name__}.{_name}"] = getattr(primitive_ops, _name)
+sys.modules[__name__] = primitive_ops

@@ -1,261 +1,116 @@
 """Legacy CUDA utilities, ``chainer.backends.cuda`` (also ``chainer.cuda``).
 
-This module is a facade. When the ``chainer-cuda`` distribution and a working
-CuPy are installed, every name is provided by it. Otherwise ``available`` is
-False, the helpers that make sense for NumPy arrays work on them
-(``to_cpu``, ``get_array_module``, ``get_device_from_array``, ``memoize``,
-``fuse``...), and the ones that need a GPU raise a ``RuntimeError`` naming what to
-install.
+This module is a facade over whichever implementation the backend registered
+as ``'cupy'`` provides. That backend's Device class names it in its documented
+attribute ``legacy_cuda_module`` (an importable module name; see the hookspec
+``register_backends``); chainer-cuda's backend names its CuPy implementation
+there. The facade asks the plugin registry on first attribute access, and again
+after the registry changes (a plugin registered or unregistered), so importing
+it imports no backend.
+
+When no such backend is registered, or its implementation says CUDA is
+unusable (no CuPy, no driver or device), the answers come from the host-side
+implementation: ``available`` is False, the helpers that make sense for NumPy
+arrays work on them (``to_cpu``, ``get_array_module``,
+``get_device_from_array``, ``memoize``, ``fuse``...), and the ones that need a
+GPU raise a ``RuntimeError`` naming what to install, in the backend's words
+when it gave a reason.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
+import importlib
+from types import ModuleType
 
-import numpy
-
-from chainer import backend
-from chainer import configuration
+from chainer import _dispatch
+from chainer.backends import _cuda_host
 from chainer.backends import _dummy_device
-from chainer.utils import install_hint
 
-config = configuration.config
+# The host's stand-in device is the same object for every implementation, so
+# it is a plain attribute (an implementation module may import it from here).
 DummyDeviceType = _dummy_device.DummyDeviceType
 DummyDevice = _dummy_device.DummyDevice
 
-_INSTALL_HINT = (
-    "CUDA environment is not available: on a machine with an NVIDIA GPU, "
-    "install the chainer-cuda distribution with the CuPy for its CUDA version: "
-    f"{install_hint.install_hint('chainer-cuda', 'cuda12')}; for CUDA 13.x use "
-    "the extra cuda13"
-)
+# The host-side module's own set-up names, which the facade does not show.
+_HOST_ONLY = frozenset({"DEFAULT_REASON", "set_unavailable_reason"})
+
+# (registry generation, {name: value}) of the last resolution, or None.
+_resolved: tuple[int, dict] | None = None
 
 
-def check_cuda_available() -> None:
-    """Raises ``RuntimeError`` if CUDA (CuPy through chainer-cuda) is unusable."""
-    if not available:
-        raise RuntimeError(_INSTALL_HINT)
+def _namespace() -> dict:
+    """Returns the names the facade answers with, resolved once per registry."""
+    global _resolved
+    resolved = _resolved
+    if resolved is not None and resolved[0] == _dispatch.generation:
+        return resolved[1]
+    module, reason = _implementation()
+    if module is None:
+        _cuda_host.set_unavailable_reason(reason)
+        namespace = {
+            k: v for k, v in _public_names(_cuda_host).items() if k not in _HOST_ONLY
+        }
+    else:
+        namespace = _public_names(module)
+    # Read after resolving: asking the registry may have loaded it.
+    _resolved = (_dispatch.generation, namespace)
+    return namespace
 
 
-class Device:
-    """A CUDA device (``cupy.cuda.Device``); needs chainer-cuda and CuPy.
+def _public_names(module: ModuleType) -> dict:
+    return {k: v for k, v in vars(module).items() if not k.startswith("__")}
 
-    Args:
-        device (int): Device id.
+
+def _implementation() -> tuple[ModuleType | None, str | None]:
+    """Returns ``(module, None)`` for a usable CUDA, else ``(None, reason)``.
+
+    The reason is None where the default message (what to install) fits.
     """
+    from chainer import plugins
 
-    def __init__(self, device=None):
-        check_cuda_available()
-
-
-class Stream:
-    """A CUDA stream (``cupy.cuda.Stream``); needs chainer-cuda and CuPy."""
-
-    def __init__(self):
-        check_cuda_available()
-
-
-class Event:
-    """A CUDA event (``cupy.cuda.Event``); needs chainer-cuda and CuPy."""
-
-    def __init__(self):
-        check_cuda_available()
-
-
-class ndarray:
-    """Stand-in type for ``cupy.ndarray``: no object is ever an instance."""
-
-    def __init__(self):
-        check_cuda_available()
-
-
-class _UnavailableCupy:
-    # ``cupy`` when CUDA is unusable: not None (as in Chainer 7, so
-    # ``cuda.cupy is not None`` holds and ``xp is cuda.cupy`` is simply
-    # False), and any attribute says what to install.
-
-    __slots__ = ()
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise AttributeError(f"cupy.{name}: {_INSTALL_HINT}")
-
-    def __repr__(self):
-        return "<cupy (not available)>"
-
-
-GpuDevice = backend.GpuDevice
-#: The ``cupy`` module; a placeholder object when CUDA is not available.
-cupy = _UnavailableCupy()
-cudnn = None
-cudnn_enabled = False
-_max_workspace_size = 8 * 1024 * 1024
-
-
-def get_array_module(*args):
-    """Returns ``numpy`` or ``cupy`` for the given arrays (see chainer.backend)."""
-    return backend.get_array_module(*args)
-
-
-def to_cpu(array, stream=None):
-    """Copies an array (or nested lists/tuples of arrays) to host memory.
-
-    Args:
-        array: A NumPy/CuPy array, a Variable's array, a scalar, None or a
-            list/tuple of them.
-        stream: Ignored on the CPU.
-
-    Returns:
-        The NumPy counterpart.
-    """
-    if array is None:
-        return None
-    if isinstance(array, (list, tuple)):
-        return type(array)(to_cpu(a, stream) for a in array)
-    if isinstance(array, numpy.ndarray):
-        return array
-    if numpy.isscalar(array):
-        return numpy.asarray(array)
-    if backend.is_array_supported(array):
-        return backend.CpuDevice().send(array)
-    raise TypeError(
-        "The array sent to cpu must be numpy.ndarray or cupy.ndarray, "
-        f"or a NumPy scalar. Actual type: {type(array)}."
-    )
-
-
-def to_gpu(array, device=None, stream=None):
-    """Copies an array to a GPU; needs chainer-cuda and CuPy."""
-    check_cuda_available()
-
-
-def copy(array, out=None, out_device=None, stream=None):
-    """Copies a CuPy array between devices; needs chainer-cuda and CuPy."""
-    check_cuda_available()
-
-
-def get_device_from_id(device_id):
-    """Returns :data:`DummyDevice` for ``None``; a GPU id needs CuPy."""
-    if device_id is None:
-        return DummyDevice
-    check_cuda_available()
-
-
-def get_device_from_array(*arrays):
-    """Returns :data:`DummyDevice` for NumPy arrays (they live on the host)."""
-    for arr in arrays:
-        if arr is not None and not isinstance(arr, (numpy.ndarray, numpy.generic)):
-            check_cuda_available()
-    return DummyDevice
-
-
-def get_device(*args):
-    """Deprecated legacy lookup; returns :data:`DummyDevice` for host arrays."""
-    for arg in args:
-        if isinstance(arg, int) and arg >= 0:
-            check_cuda_available()
-    return get_device_from_array(*[a for a in args if not isinstance(a, int)])
-
-
-def elementwise(in_params, out_params, operation, name, **kwargs):
-    """Creates a CuPy elementwise kernel; needs chainer-cuda and CuPy."""
-    check_cuda_available()
-
-
-def reduce(
-    in_params,
-    out_params,
-    map_expr,
-    reduce_expr,
-    post_map_expr,
-    identity,
-    name,
-    **kwargs,
-):
-    """Creates a CuPy reduction kernel; needs chainer-cuda and CuPy."""
-    check_cuda_available()
-
-
-def raw(code, name, *args, **kwargs):
-    """Creates a CuPy raw kernel; needs chainer-cuda and CuPy."""
-    check_cuda_available()
-
-
-def memoize(for_each_device=False):
-    """Decorator memoizing a function's results by its arguments.
-
-    Without CUDA this is a plain pass-through wrapper (CuPy's memo is per
-    device; host code has no device to key on).
-    """
-
-    def decorator(f):
-        @functools.wraps(f)
-        def wrapper(*args, **kwargs):
-            return f(*args, **kwargs)
-
-        return wrapper
-
-    return decorator
-
-
-def clear_memo():
-    """Clears CuPy's memo; nothing to clear without CUDA."""
-
-
-def fuse(*args, **kwargs):
-    """Kernel fusion decorator; without CUDA the function runs unfused on NumPy."""
-    if len(args) == 1 and callable(args[0]) and not kwargs:
-        return args[0]
-    return lambda f: f
-
-
-def get_max_workspace_size():
-    """Returns the cuDNN workspace size limit in bytes."""
-    return _max_workspace_size
-
-
-def set_max_workspace_size(size):
-    """Sets the cuDNN workspace size limit in bytes."""
-    global _max_workspace_size
-    _max_workspace_size = int(size)
-
-
-def should_use_cudnn(level, lowest_version=0):
-    """Returns whether cuDNN should be used; always False without CUDA."""
-    if level not in ("always", "auto", "never", ">=auto", "==always"):
-        raise ValueError(f"invalid cuDNN level: {level!r}")
-    return False
-
-
-def should_use_cudnn_tensor_core(dtype):
-    """Returns whether cuDNN tensor cores should be used; False without CUDA."""
-    return False
-
-
-def get_cudnn_dropout_states():
-    """cuDNN dropout states; needs chainer-cuda and CuPy."""
-    check_cuda_available()
-
-
-def get_cudnn_dropout_states_core(thread_id):
-    """cuDNN dropout states of one thread; needs chainer-cuda and CuPy."""
-    check_cuda_available()
-
-
-available = False
-
-# Let the plugin replace everything above when CUDA is really usable.
-if importlib.util.find_spec("chainer_cuda") is not None:  # pragma: no cover - GPU
     try:
-        from chainer_cuda import _legacy as _impl  # type: ignore[import-not-found]
-    except ImportError:
-        _impl = None
-    if _impl is not None and getattr(_impl, "available", False):
-        globals().update(
-            {k: v for k, v in vars(_impl).items() if not k.startswith("__")}
+        device_class = plugins.get_backend("cupy")
+    except KeyError:
+        return None, None
+    except Exception as exc:  # the backend's module failed to load
+        return None, (
+            f"CUDA is not available: the registered backend '@cupy' cannot be "
+            f"loaded ({type(exc).__name__}: {exc})"
         )
-    elif getattr(_impl, "unavailable_reason", None):
-        # chainer-cuda knows what exactly is missing (CuPy, or a driver/GPU).
-        _INSTALL_HINT = _impl.unavailable_reason
+    ref = getattr(device_class, "legacy_cuda_module", None)
+    if ref is None:
+        return None, None
+    if isinstance(ref, ModuleType):
+        module = ref
+    elif isinstance(ref, str):
+        try:
+            module = importlib.import_module(ref)
+        except ImportError as exc:
+            return None, (
+                f"CUDA is not available: {device_class.__qualname__}."
+                f"legacy_cuda_module names {ref!r}, which cannot be imported "
+                f"({exc})"
+            )
+    else:
+        return None, (
+            f"CUDA is not available: {device_class.__qualname__}."
+            f"legacy_cuda_module must be a module name, not {ref!r}"
+        )
+    if getattr(module, "available", False):
+        return module, None
+    return None, getattr(module, "unavailable_reason", None)
+
+
+def __getattr__(name: str):
+    if name == "__all__":
+        return sorted(k for k in _namespace() if not k.startswith("_"))
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        return _namespace()[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_namespace()))

@@ -121,6 +121,17 @@ class AdamRule(optimizer.UpdateRule):
         if self.hyperparam.amsgrad:
             self.state["vhat"] = xp.zeros_like(param.array)
 
+    def check_eps(self, dtype):
+        """Raises ValueError if ``hyperparam.eps`` rounds to zero in ``dtype``.
+
+        The check every step makes, as Chainer does, before dividing by a
+        root of ``v`` and ``eps`` (kernel overrides of this rule make it too).
+
+        Args:
+            dtype: The gradient's dtype.
+        """
+        _util.check_eps("Adam", self.hyperparam.eps, dtype)
+
     def update_core_cpu(self, param):
         """Applies one Adam step to ``param`` in place.
 
@@ -170,6 +181,19 @@ class AdamRule(optimizer.UpdateRule):
         if weight_decay_rate != 0:
             data *= 1.0 - eta * weight_decay_rate
         data -= tmp
+
+    def step_size_bounds(self):
+        """Returns ``(lower, upper)``, AdaBound's clip of the step size now.
+
+        Used when ``hyperparam.adabound`` is set: the per-element step size
+        ``alpha_t / (sqrt(v) + eps)`` is clipped to these bounds, which close
+        in on ``final_lr`` (scaled by how ``alpha`` changed since the first
+        step) as ``t`` grows.
+
+        Returns:
+            tuple of float: The lower and upper bound.
+        """
+        return self._bounds(self.hyperparam)
 
     def _bounds(self, hp):
         if self.initial_alpha is None:

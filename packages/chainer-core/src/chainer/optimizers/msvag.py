@@ -78,6 +78,15 @@ class MSVAGRule(optimizer.UpdateRule):
         self.state["m"] = xp.zeros_like(param.array)
         self.state["v"] = xp.zeros_like(param.array)
 
+    @property
+    def rho(self):
+        """Relative variance :math:`\\rho_t` of the moving averages at step ``t``.
+
+        The variance of the bias-corrected moving average of unit-variance
+        noise, relative to one sample; 1 at the first step.
+        """
+        return _rho(self.hyperparam.beta, self.t)
+
     def update_core_cpu(self, param):
         """Applies one M-SVAG step to ``param`` in place.
 

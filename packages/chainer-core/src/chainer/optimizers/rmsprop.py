@@ -66,6 +66,17 @@ class RMSpropRule(optimizer.UpdateRule):
         xp = backend.get_array_module(param.array)
         self.state["ms"] = xp.zeros_like(param.array)
 
+    def check_eps(self, dtype):
+        """Raises ValueError if ``hyperparam.eps`` rounds to zero in ``dtype``.
+
+        The check every step makes, as Chainer does, before dividing by a
+        root of ``v`` and ``eps`` (kernel overrides of this rule make it too).
+
+        Args:
+            dtype: The gradient's dtype.
+        """
+        _util.check_eps("RMSprop", self.hyperparam.eps, dtype)
+
     def update_core_cpu(self, param):
         """Applies one RMSprop step to ``param`` in place.
 

@@ -2,7 +2,8 @@
 
 This module is an extension of this project, not part of Chainer 7's API.
 Chainer's namespace comes in several distributions (chainer-core,
-chainer-links, chainer-training, chainer-datasets, chainer-cuda, chainer-mn);
+chainer-links, chainer-training, chainer-datasets, chainer-cpu, chainer-cuda,
+chainer-mn);
 a message that asks the user to install one of them builds the command with
 :func:`install_hint`, so every message gives the same two ways: ``pip install``
 from the package index, and ``pip install -e`` from a source checkout, which
@@ -19,6 +20,7 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "chainer-links": ("special", "vision"),
     "chainer-training": ("plot",),
     "chainer-datasets": ("image", "svhn"),
+    "chainer-cpu": (),
     "chainer-cuda": ("cuda12", "cuda13"),
     "chainer-mn": ("openmpi", "cuda12", "cuda13"),
 }

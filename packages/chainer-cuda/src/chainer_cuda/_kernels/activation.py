@@ -6,12 +6,16 @@ CuPy arrays and retains the same inputs/outputs.
 
 from __future__ import annotations
 
-from chainer.functions.activation import prelu as prelu_module
-from chainer.functions.activation import swish as swish_module
 from chainer_cuda._kernels import _compiled
 from chainer_cuda._kernels import sources
 
 _FIRST = (0,)
+
+
+def _broadcast_shape(x_ndim, param_shape):
+    # F.swish's beta and F.prelu's W cover the axes right after the batch
+    # axis (their documented shapes); the other axes broadcast.
+    return (1, *param_shape) + (1,) * (x_ndim - 1 - len(param_shape))
 
 
 def relu(node, inputs):
@@ -175,7 +179,7 @@ def swish(node, inputs):
     """
     x, beta = inputs
     node.retain_inputs((0, 1))
-    beta = beta.reshape(swish_module._param_shape(x.ndim, beta.shape))
+    beta = beta.reshape(_broadcast_shape(x.ndim, beta.shape))
     return (_compiled.get(sources.SWISH)(x, beta),)
 
 
@@ -191,5 +195,5 @@ def prelu(node, inputs):
     """
     x, W = inputs
     node.retain_inputs((0, 1))
-    W = W.reshape(prelu_module._param_shape(x.ndim, W.shape))
+    W = W.reshape(_broadcast_shape(x.ndim, W.shape))
     return (_compiled.get(sources.PRELU)(x, W),)

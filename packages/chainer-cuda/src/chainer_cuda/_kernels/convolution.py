@@ -3,9 +3,12 @@
 Chainer 7 ran these through cuDNN, which CuPy 14 no longer wraps: here a
 CUDA im2col kernel builds the patch matrix, one cuBLAS GEMM per group
 multiplies it with the filters, and a col2im gather (no atomics) sums the
-patches of a deconvolution back onto its output. The patch matrix has the
-layout of ``chainer.utils.conv.im2col_matrix`` (rows ``(c, k...)``, columns
-``(n, o...)``), so that ``ConvolutionNDGradW`` can take it from either
+patches of a deconvolution back onto its output. The patch matrix is
+``(c * prod(k), n * prod(o))``: row ``(c, k_1, ..., k_d)`` and column
+``(n, o_1, ..., o_d)`` hold the input element that kernel tap ``k`` reads
+for output position ``o`` (the layout of chainer-cpu's NumPy patch
+matrices, ``chainer_cpu._layout.im2col_matrix``), so that
+``ConvolutionNDGradW`` can take it, as the node's ``patches``, from either
 forward pass. One, two and three spatial axes are covered (fewer axes are
 padded to three with unit ones); more go to ``node.forward``.
 """
@@ -79,7 +82,7 @@ def _grouped_matmul(a, b, groups, transa=False, transb=False):
 def convolution(node, inputs):
     """Forward of ``ConvolutionND`` (and ``Convolution2DFunction``): im2col + GEMM.
 
-    Keeps the patch matrix in ``node._cols`` for the weight gradient and
+    Keeps the patch matrix in ``node.patches`` for the weight gradient and
     retains ``x`` and ``W``, as the node's forward does; the output is the
     same channel-major view ``(n, c_O, *out_size)``.
 
@@ -105,7 +108,7 @@ def convolution(node, inputs):
     y = _grouped_matmul(W.reshape(out_channels, -1), col, node.groups)
     if len(inputs) == 3:
         y += inputs[2][:, None]
-    node._cols = [(0, n, col)]
+    node.patches = [(0, n, col)]
     return (y.reshape(out_channels, n, *out_size).swapaxes(0, 1),)
 
 
@@ -113,7 +116,7 @@ def convolution_grad_weight(node, inputs):
     """Forward of ``ConvolutionNDGradW``: GEMMs of ``gy`` with the patches of ``x``.
 
     Takes the patch matrices that the convolution's forward pass left in
-    ``node._cols`` (either pass's layout), or builds one with im2col; retains
+    ``node.patches`` (either pass's layout), or builds one with im2col; retains
     ``x`` and ``gy``, as the node's forward does.
 
     Args:
@@ -127,7 +130,7 @@ def convolution_grad_weight(node, inputs):
     if not _covered(node, x, gy):
         return node.forward(inputs)
     gy = _retained_in_dtype_of(node, x, gy)
-    cols, node._cols = node._cols, None
+    cols, node.patches = node.patches, None
     out_channels = gy.shape[1]
     out_size = gy.shape[2:]
     size = math.prod(out_size)
@@ -169,7 +172,7 @@ def deconvolution(node, inputs):
     n, in_channels = x.shape[:2]
     in_size = x.shape[2:]
     ksize = W.shape[2:]
-    out_size = node._set_output_geometry(in_size, ksize)
+    out_size = node.set_output_geometry(in_size, ksize)
     out_channels = W.shape[1] * node.groups
     x2 = x.swapaxes(0, 1).reshape(in_channels, -1)
     col = _grouped_matmul(W.reshape(in_channels, -1), x2, node.groups, transa=True)

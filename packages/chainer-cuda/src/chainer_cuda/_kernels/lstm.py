@@ -40,8 +40,8 @@ def lstm_forward(node, inputs):
     gates = cupy.empty((4, *state_shape), x.dtype)
     tanh_c = cupy.empty(state_shape, x.dtype)
     _compiled.get(sources.LSTM_FORWARD)(c_prev, x, rest, c, h, gates, tanh_c)
-    node._gates = gates
-    node._tanh_c = tanh_c
+    node.gates = gates
+    node.tanh_c = tanh_c
     node.retain_inputs((0, 1))
     node.retain_outputs((0,))
     return c, h

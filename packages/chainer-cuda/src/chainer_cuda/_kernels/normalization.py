@@ -1,7 +1,7 @@
 """Kernel overrides of batch normalization (training, its gradient, fixed).
 
 The array-module path views ``x`` as ``(a, channels, b)`` when the channel
-axes are adjacent (see ``chainer.functions.normalization._moments.Layout``);
+axes are adjacent (see ``chainer.functions.normalization.moments.Layout``);
 these kernels cover that case, with one reduction for the mean, one for the
 variance and one elementwise pass, and run ``node.forward`` otherwise.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import cupy
 
-from chainer.functions.normalization import _moments
+from chainer.functions.normalization import moments
 from chainer_cuda._kernels import _compiled
 from chainer_cuda._kernels import sources
 
@@ -29,7 +29,7 @@ def _channel_sum(partial):
 def batch_normalization(node, inputs):
     """Forward of ``BatchNormalization`` (batch statistics), fused.
 
-    Sets ``mean``, ``inv_std``, ``_layout`` and ``axis`` as the node's forward
+    Sets ``mean``, ``inv_std``, ``layout`` and ``axis`` as the node's forward
     does, updates the running statistics and retains ``x`` and ``gamma``.
 
     Args:
@@ -40,12 +40,12 @@ def batch_normalization(node, inputs):
         tuple: ``(y,)``.
     """
     x, gamma, beta = inputs
-    axis = _moments.canonical_axis(node.axis, x.ndim, gamma.ndim)
-    layout = _moments.get_layout(x.shape, axis)
+    axis = moments.canonical_axis(node.axis, x.ndim, gamma.ndim)
+    layout = moments.get_layout(x.shape, axis)
     if layout.view_shape is None or layout.count == 0 or x.size == 0:
         return node.forward(inputs)
     node.axis = axis
-    dtype = _moments.compute_dtype(x.dtype, gamma.dtype)
+    dtype = moments.compute_dtype(x.dtype, gamma.dtype)
     xv = layout.view(x)
     m = layout.count
     inv_m = 1.0 / m
@@ -67,7 +67,7 @@ def batch_normalization(node, inputs):
     )
     node.mean = mean
     node.inv_std = inv_std
-    node._layout = layout
+    node.layout = layout
     if node.running_mean is not None:
         decay = node.decay
         adjust = m / max(m - 1.0, 1.0)
@@ -82,7 +82,7 @@ def batch_normalization(node, inputs):
 def batch_normalization_grad(node, inputs):
     """Forward of ``BatchNormalizationGrad``: ``(gx, ggamma, gbeta)``, fused.
 
-    Sets ``_ggamma`` and ``_gbeta`` (read by its backward) and retains all
+    Sets ``ggamma`` and ``gbeta`` (read by its backward) and retains all
     three inputs, as the node's forward does.
 
     Args:
@@ -93,9 +93,9 @@ def batch_normalization_grad(node, inputs):
         tuple: ``(gx, ggamma, gbeta)``.
     """
     x, gamma, gy = inputs
-    layout = node._layout
+    layout = node.layout
     if layout is None:
-        layout = node._layout = _moments.get_layout(x.shape, node.axis)
+        layout = node.layout = moments.get_layout(x.shape, node.axis)
     if (
         layout.view_shape is None
         or layout.count == 0
@@ -120,8 +120,8 @@ def batch_normalization_grad(node, inputs):
     gx = _compiled.get(sources.BN_GRAD_X)(
         xv, gyv, mean_b, layout.expand(a), layout.expand(c), layout.expand(g)
     )
-    node._ggamma = ggamma
-    node._gbeta = gbeta
+    node.ggamma = ggamma
+    node.gbeta = gbeta
     node.retain_inputs((0, 1, 2))
     return (
         gx.reshape(x.shape),
@@ -133,7 +133,7 @@ def batch_normalization_grad(node, inputs):
 def fixed_batch_normalization(node, inputs):
     """Forward of ``FixedBatchNormalization`` (given statistics), fused.
 
-    Sets ``inv_std``, ``_full`` and ``axis`` and retains ``x``, ``gamma``,
+    Sets ``inv_std``, ``full`` and ``axis`` and retains ``x``, ``gamma``,
     ``mean`` and ``var``, as the node's forward does.
 
     Args:
@@ -144,12 +144,12 @@ def fixed_batch_normalization(node, inputs):
         tuple: ``(y,)``.
     """
     x, gamma, beta, mean, var = inputs
-    axis = _moments.canonical_axis(node.axis, x.ndim, gamma.ndim)
-    layout = _moments.get_layout(x.shape, axis)
+    axis = moments.canonical_axis(node.axis, x.ndim, gamma.ndim)
+    layout = moments.get_layout(x.shape, axis)
     if layout.view_shape is None or x.size == 0:
         return node.forward(inputs)
     node.axis = axis
-    dtype = _moments.compute_dtype(x.dtype, gamma.dtype)
+    dtype = moments.compute_dtype(x.dtype, gamma.dtype)
     inv_std = var.ravel().astype(dtype)
     inv_std += node.eps
     cupy.sqrt(inv_std, out=inv_std)
@@ -160,6 +160,6 @@ def fixed_batch_normalization(node, inputs):
         layout.view(x), layout.expand(scale), layout.expand(shift)
     )
     node.inv_std = inv_std
-    node._full = layout.full
+    node.full = layout.full
     node.retain_inputs((0, 1, 3, 4))
     return (y.reshape(x.shape),)

@@ -12,9 +12,6 @@ from __future__ import annotations
 import cupy
 import numpy
 
-from chainer.optimizers import _util
-from chainer.optimizers import adam as adam_module
-from chainer.optimizers import msvag as msvag_module
 from chainer_cuda._kernels import _compiled
 from chainer_cuda._kernels import sources
 
@@ -69,12 +66,12 @@ def adam(rule, param):
     grad = param.grad
     hp = rule.hyperparam
     eps = hp.eps
-    _util.check_eps("Adam", eps, grad.dtype)
-    alpha, beta1, beta2 = hp.alpha, hp.beta1, hp.beta2
+    rule.check_eps(grad.dtype)
+    beta1, beta2 = hp.beta1, hp.beta2
     eta = float(hp.eta)
-    alpha_t = adam_module._alpha_t(alpha, beta1, beta2, rule.t)
+    alpha_t = rule.alpha_t
     if hp.adabound:
-        lower, upper = (float(bound) for bound in rule._bounds(hp))
+        lower, upper = (float(bound) for bound in rule.step_size_bounds())
     else:
         lower = upper = 0.0
     weight_decay_rate = hp.weight_decay_rate
@@ -119,7 +116,7 @@ def rmsprop(rule, param):
     grad = param.grad
     hp = rule.hyperparam
     alpha, eps = hp.alpha, hp.eps
-    _util.check_eps("RMSprop", eps, grad.dtype)
+    rule.check_eps(grad.dtype)
     _compiled.get(sources.RMSPROP)(
         grad,
         float(hp.lr),
@@ -243,7 +240,7 @@ def msvag(rule, param):
     hp = rule.hyperparam
     beta, eta = hp.beta, hp.eta
     inv_bias = 1.0 / (1.0 - beta**rule.t)
-    rho = msvag_module._rho(beta, rule.t)
+    rho = rule.rho
     # The CPU path's threshold: rho_t close to 1 leaves the step undamped.
     damp = rho < 1.0 - 1e-7
     rho_ratio = rho / (1.0 - rho) if damp else 0.0

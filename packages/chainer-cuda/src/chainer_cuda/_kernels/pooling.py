@@ -28,11 +28,11 @@ def _padded(values, fill):
 
 
 def _geometry(p):
-    # The int32 scalars of the kernels' geometry, from a node set up by
-    # PoolingND._setup.
+    # The int32 scalars of the kernels' geometry, from a node whose
+    # setup_geometry() has run.
     return (
-        *_padded(p._in_size, 1),
-        *_padded(p._out_size, 1),
+        *_padded(p.in_size, 1),
+        *_padded(p.out_size, 1),
         *_padded(p.ksize, 1),
         *_padded(p.stride, 1),
         *_padded(p.pad, 0),
@@ -60,14 +60,13 @@ def max_pooling(node, inputs):
     (x,) = inputs
     if node.ndim > _MAX_NDIM:
         return node.forward(inputs)
-    node._setup(x.shape[2:])
-    shape = x.shape[:2] + node._out_size
+    node.setup_geometry(x.shape[2:])
+    shape = x.shape[:2] + node.out_size
     taps = math.prod(node.ksize)
     y = cupy.empty(shape, dtype=x.dtype)
     idx = cupy.empty(shape, dtype=numpy.uint8 if taps <= 256 else numpy.int32)
     _compiled.get(sources.MAX_POOL)(_flat(x), *_geometry(node), y, idx)
-    node._indexes = idx
-    node._x = node._y = None
+    node.set_indexes(idx)
     return (y,)
 
 
@@ -83,12 +82,12 @@ def max_pooling_grad(node, inputs):
         tuple: ``(gx,)`` of the pooling input's shape.
     """
     (gy,) = inputs
-    p = node._mpool
+    p = node.mpool
     if p.ndim > _MAX_NDIM:
         return node.forward(inputs)
-    gx = cupy.empty(gy.shape[:2] + p._in_size, dtype=gy.dtype)
+    gx = cupy.empty(gy.shape[:2] + p.in_size, dtype=gy.dtype)
     _compiled.get(sources.MAX_POOL_GRAD)(
-        _flat(gy), _flat(p._compact_indexes()), *_geometry(p), gx
+        _flat(gy), _flat(p.compact_indexes()), *_geometry(p), gx
     )
     return (gx,)
 
@@ -105,11 +104,11 @@ def max_pooling_with_indexes(node, inputs):
         tuple: ``(y,)`` of the pooling output's shape.
     """
     (x,) = inputs
-    p = node._mpool
+    p = node.mpool
     if p.ndim > _MAX_NDIM:
         return node.forward(inputs)
-    idx = p._compact_indexes()
-    y = cupy.empty(x.shape[:2] + p._out_size, dtype=x.dtype)
+    idx = p.compact_indexes()
+    y = cupy.empty(x.shape[:2] + p.out_size, dtype=x.dtype)
     _compiled.get(sources.MAX_POOL_GATHER)(_flat(x), _flat(idx), *_geometry(p), y)
     return (y,)
 
@@ -131,8 +130,8 @@ def average_pooling(node, inputs):
     (x,) = inputs
     if node.ndim > _MAX_NDIM:
         return node.forward(inputs)
-    node._setup(x.shape[2:])
-    y = cupy.empty(x.shape[:2] + node._out_size, dtype=x.dtype)
+    node.setup_geometry(x.shape[2:])
+    y = cupy.empty(x.shape[:2] + node.out_size, dtype=x.dtype)
     count_pad = int(node.pad_value is not None)
     _compiled.get(sources.AVERAGE_POOL)(_flat(x), count_pad, *_geometry(node), y)
     return (y,)
@@ -150,10 +149,10 @@ def average_pooling_grad(node, inputs):
         tuple: ``(gx,)`` of the pooling input's shape.
     """
     (gy,) = inputs
-    p = node._apool
+    p = node.apool
     if p.ndim > _MAX_NDIM:
         return node.forward(inputs)
-    gx = cupy.empty(gy.shape[:2] + p._in_size, dtype=gy.dtype)
+    gx = cupy.empty(gy.shape[:2] + p.in_size, dtype=gy.dtype)
     count_pad = int(p.pad_value is not None)
     _compiled.get(sources.AVERAGE_POOL_GRAD)(_flat(gy), count_pad, *_geometry(p), gx)
     return (gx,)

@@ -12,7 +12,6 @@ import math
 import cupy
 import numpy
 
-from chainer.functions.loss import softmax_cross_entropy as sce
 from chainer_cuda._kernels import _compiled
 from chainer_cuda._kernels import sources
 
@@ -62,9 +61,9 @@ def log_softmax(node, inputs):
 def softmax_cross_entropy(node, inputs):
     """Forward of ``SoftmaxCrossEntropy``; the 2-d integer-label mean path fused.
 
-    It sets what the node's 2-d path sets for backward (``y``, ``_labels``,
-    ``_coeff``, ``_row_weight``, ``soft_target``) and retains both inputs;
-    other cases (soft targets, class weights, ``reduce='no'``, no cached
+    It sets what the node's 2-d path sets for backward (``y``,
+    ``flat_labels``, ``coeff``, ``row_weight``, ``soft_target``) and retains
+    both inputs; other cases (soft targets, class weights, ``reduce='no'``, no cached
     score, double backprop) run ``node.forward``. The labels are checked
     first, as on every path (the kernel reads ``x`` at a flat index built
     from them): one reduction and one synchronisation.
@@ -89,9 +88,9 @@ def softmax_cross_entropy(node, inputs):
         return node.forward(inputs)
     n, k = x.shape
     ignore_label = node.ignore_label
-    # The catalogue's check (chainer.functions._labels): a LabelRangeError
-    # for a label that is neither a class nor ignore_label.
-    labels, plain = sce._check_hard_labels(t, k, ignore_label)
+    # The catalogue's check: a LabelRangeError for a label that is neither
+    # a class nor ignore_label.
+    labels, plain = node.check_hard_labels(t, k)
     node.retain_inputs((0, 1))
     node.soft_target = False
     if plain:
@@ -99,7 +98,7 @@ def softmax_cross_entropy(node, inputs):
     else:
         valid = t != ignore_label
         count = int(cupy.count_nonzero(valid))
-    flat = sce._row_offsets(cupy, n, k, labels.dtype) + labels
+    flat = node.flat_label_indexes(labels, k)
     x = cupy.ascontiguousarray(x)
     y = cupy.empty_like(x)
     log_p = cupy.empty(n, x.dtype)
@@ -107,14 +106,14 @@ def softmax_cross_entropy(node, inputs):
         x, labels.astype(numpy.int64, copy=False), k, 1, y, log_p
     )
     if count != n:
-        node._row_weight = valid.astype(x.dtype)
-        log_p *= node._row_weight
+        node.row_weight = valid.astype(x.dtype)
+        log_p *= node.row_weight
     node.y = y
-    node._labels = flat
-    node._coeff = 1.0 / max(count if node.normalize else n, 1)
+    node.flat_labels = flat
+    node.coeff = 1.0 / max(count if node.normalize else n, 1)
     acc = numpy.float32 if x.dtype == numpy.float16 else x.dtype
     total = float(log_p.sum(dtype=acc))
-    return (cupy.array(total * -node._coeff, dtype=x.dtype),)
+    return (cupy.array(total * -node.coeff, dtype=x.dtype),)
 
 
 def softmax_cross_entropy_grad(node, inputs):
@@ -131,16 +130,16 @@ def softmax_cross_entropy_grad(node, inputs):
     Returns:
         tuple: ``(gx,)``.
     """
-    func = node._func
-    y = node._y
+    func = node.func
+    y = node.y
     _, gy = inputs
-    if func._labels is None or func.reduce != "mean" or y.ndim != 2:
+    if func.flat_labels is None or func.reduce != "mean" or y.ndim != 2:
         return node.forward(inputs)
-    w = func._row_weight
-    scale = gy * y.dtype.type(func._coeff)
+    w = func.row_weight
+    scale = gy * y.dtype.type(func.coeff)
     gx = _compiled.get(sources.SOFTMAX_CROSS_ENTROPY_GRAD_2D)(
         y,
-        func._labels.astype(numpy.int64, copy=False),
+        func.flat_labels.astype(numpy.int64, copy=False),
         y if w is None else w,
         0 if w is None else 1,
         scale.astype(y.dtype, copy=False),

@@ -5,7 +5,7 @@ dataset module. A name that is not built in is looked up among the datasets
 that plugins register through the ``chainer.plugins`` entry point.
 """
 
-import importlib
+from chainer.utils import lazy_namespace as _lazy_namespace
 
 _NAMES = {
     "ConcatenatedDataset": "concatenated_dataset",
@@ -63,30 +63,6 @@ _SUBMODULES = frozenset(
 )
 
 __all__ = sorted(_NAMES)
-
-
-def __getattr__(name):
-    module = _NAMES.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value  # later lookups skip __getattr__
-        return value
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from chainer import plugins
-
-    try:
-        return plugins.get_dataset(name)
-    except KeyError:
-        raise AttributeError(
-            f"module 'chainer.datasets' has no attribute {name!r}"
-        ) from None
-
-
-def __dir__():
-    from chainer import plugins
-
-    names = set(globals()) | set(_NAMES) | _SUBMODULES
-    return sorted(names | set(plugins.names("datasets")))
+__getattr__, __dir__ = _lazy_namespace.attach(
+    __name__, _NAMES, _SUBMODULES, plugin_kind="datasets"
+)

@@ -9,8 +9,8 @@ import numbers
 import numpy
 
 import chainer
-from chainer import _ops
 from chainer import backend
+from chainer import primitive_ops
 from chainer import variable
 from chainer.distributions import _math
 
@@ -215,7 +215,7 @@ class Distribution:
             n *= s
         samples = self.sample_n(n)
         shape = sample_shape + tuple(self.batch_shape) + tuple(self.event_shape)
-        return _ops.reshape(samples, shape)
+        return primitive_ops.reshape(samples, shape)
 
     def sample_n(self, n):
         """Draws ``n`` samples.
@@ -369,7 +369,8 @@ def as_params(owner, broadcast=True, **values):
                 f"{owner}: parameter shapes do not broadcast ({desc})"
             ) from None
         params = [
-            p if p.shape == shape else _ops.broadcast_to(p, shape) for p in params
+            p if p.shape == shape else primitive_ops.broadcast_to(p, shape)
+            for p in params
         ]
     return params
 
@@ -378,7 +379,7 @@ def as_points(x, dtype):
     """Returns points ``x`` (array or Variable) as a Variable of ``dtype``."""
     if isinstance(x, _Variable):
         if x.dtype != dtype:
-            return _ops.cast(x, dtype)
+            return primitive_ops.cast(x, dtype)
         return x
     if not _is_array(x):
         x = numpy.asarray(x)

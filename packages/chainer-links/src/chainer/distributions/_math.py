@@ -9,9 +9,9 @@ import math
 
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import variable
 from chainer.functions.activation import log_softmax as _log_softmax
 from chainer.functions.activation import sigmoid as _sigmoid
@@ -48,14 +48,14 @@ log_ndtr = _log_ndtr.log_ndtr
 ndtri = _ndtri.ndtri
 
 # Core primitives, under the names chainer.functions gives them.
-log = _ops.log
-matmul = _ops.matmul
-absolute = _ops.absolute
-broadcast_to = _ops.broadcast_to
-reshape = _ops.reshape
-transpose = _ops.transpose
-get_item = _ops.get_item
-sum = _ops.sum
+log = primitive_ops.log
+matmul = primitive_ops.matmul
+absolute = primitive_ops.absolute
+broadcast_to = primitive_ops.broadcast_to
+reshape = primitive_ops.reshape
+transpose = primitive_ops.transpose
+get_item = primitive_ops.get_item
+sum = primitive_ops.sum
 
 
 class _Where(function_node.FunctionNode):

@@ -243,27 +243,8 @@ from chainer.functions.rnn.n_step_rnn import n_step_rnn
 from chainer.functions.rnn.slstm import slstm
 from chainer.functions.rnn.tree_lstm import tree_lstm
 from chainer.functions.util.forget import forget
+from chainer.utils import lazy_namespace as _lazy_namespace
 
 __all__ = list(_links_names.FUNCTIONS)
+__getattr__, __dir__ = _lazy_namespace.attach(__name__, plugin_kind="functions")
 # --- end of generated re-exports ---
-
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from chainer import plugins
-
-    try:
-        return plugins.get_function(name)
-    except KeyError as exc:
-        # Names a plugin that failed to load and may have provided the name.
-        hint = getattr(exc, "hint", "")
-        raise AttributeError(
-            f"module 'chainer.functions' has no attribute {name!r}{hint}"
-        ) from None
-
-
-def __dir__():
-    from chainer import plugins
-
-    return sorted(set(globals()) | set(plugins.names("functions")))

@@ -71,27 +71,8 @@ from chainer.links.rnn.tree_lstm import ChildSumTreeLSTM
 from chainer.links.rnn.tree_lstm import NaryTreeLSTM
 from chainer.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 from chainer.links.theano.theano_function import TheanoFunction
+from chainer.utils import lazy_namespace as _lazy_namespace
 
 __all__ = list(_links_names.LINKS)
+__getattr__, __dir__ = _lazy_namespace.attach(__name__, plugin_kind="links")
 # --- end of generated re-exports ---
-
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from chainer import plugins
-
-    try:
-        return plugins.get_link(name)
-    except KeyError as exc:
-        # Names a plugin that failed to load and may have provided the name.
-        hint = getattr(exc, "hint", "")
-        raise AttributeError(
-            f"module 'chainer.links' has no attribute {name!r}{hint}"
-        ) from None
-
-
-def __dir__():
-    from chainer import plugins
-
-    return sorted(set(globals()) | set(plugins.names("links")))

@@ -9,7 +9,7 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
-from chainer.functions.normalization import _moments
+from chainer.functions.normalization import moments
 from chainer.utils import type_check
 from chainermn.functions import _util
 
@@ -71,7 +71,7 @@ class MultiNodeBatchNormalizationFunction(function_node.FunctionNode):
     def forward(self, inputs):
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
-        dtype = _moments.compute_dtype(x.dtype, gamma.dtype)
+        dtype = moments.compute_dtype(x.dtype, gamma.dtype)
         self._axis = (0, *range(gamma.ndim + 1, x.ndim))
         self._expand = (1, *gamma.shape) + (1,) * (x.ndim - gamma.ndim - 1)
         xc = x.astype(dtype, copy=False)

@@ -1,6 +1,6 @@
 """Dataset iterators yielding minibatches (provided by ``chainer-training``)."""
 
-from chainer.training import _lazy
+from chainer.utils import lazy_namespace as _lazy_namespace
 
 _NAMES = {
     "DaliIterator": "dali_iterator",
@@ -11,4 +11,5 @@ _NAMES = {
     "ShuffleOrderSampler": "order_samplers",
 }
 
-__getattr__, __dir__, __all__ = _lazy.attach(__name__, _NAMES)
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = _lazy_namespace.attach(__name__, _NAMES)

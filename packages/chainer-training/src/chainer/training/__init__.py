@@ -1,10 +1,10 @@
 """Training loop abstractions: :class:`Trainer`, updaters, triggers and extensions.
 
 Provided by the ``chainer-training`` distribution. Names are resolved at
-first use (see ``_lazy``).
+first use (see :mod:`chainer.utils.lazy_namespace`).
 """
 
-from chainer.training import _lazy
+from chainer.utils import lazy_namespace as _lazy_namespace
 
 PRIORITY_WRITER = 300
 PRIORITY_EDITOR = 200
@@ -21,7 +21,7 @@ _NAMES = {
     "get_trigger": "trigger",
 }
 
-__getattr__, __dir__, _names = _lazy.attach(
+__getattr__, __dir__ = _lazy_namespace.attach(
     __name__,
     _NAMES,
     (
@@ -35,4 +35,4 @@ __getattr__, __dir__, _names = _lazy.attach(
         "util",
     ),
 )
-__all__ = ["PRIORITY_EDITOR", "PRIORITY_READER", "PRIORITY_WRITER", *_names]
+__all__ = ["PRIORITY_EDITOR", "PRIORITY_READER", "PRIORITY_WRITER", *sorted(_NAMES)]

@@ -1,8 +1,8 @@
 import numbers
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -41,7 +41,7 @@ class CReLU(function_node.FunctionNode):
         one = x.dtype.type(1)
         mask = xp.concatenate(((x > 0) * one, (x < 0) * -one), axis)
         halves = (*x.shape[:axis], 2, *x.shape[axis:])
-        return (_ops.sum(_ops.reshape(gy * mask, halves), axis=axis),)
+        return (primitive_ops.sum(primitive_ops.reshape(gy * mask, halves), axis=axis),)
 
 
 def crelu(x, axis=1):

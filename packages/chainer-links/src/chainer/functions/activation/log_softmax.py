@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.activation.softmax import _float_with_axis
 from chainer.functions.math import exponential
 from chainer.utils import type_check
@@ -43,7 +43,7 @@ class LogSoftmax(function_node.FunctionNode):
         (gy,) = grad_outputs
         # exp(y) is the softmax of x.
         p = exponential.exp(y)
-        return (gy - p * _ops.sum(gy, axis=self.axis, keepdims=True),)
+        return (gy - p * primitive_ops.sum(gy, axis=self.axis, keepdims=True),)
 
 
 def log_softmax(x, axis=1):

@@ -1,6 +1,6 @@
 import numbers
 
-from chainer import _ops
+from chainer import primitive_ops
 from chainer import variable
 from chainer.functions.math import minmax
 from chainer.utils import type_check
@@ -55,4 +55,4 @@ def maxout(x, pool_size, axis=1):
     pooled = (*shape[:axis], shape[axis] // pool_size, pool_size, *shape[axis + 1 :])
     # NOTE: as with F.max, every element equal to its pool's maximum gets
     # the full gradient.
-    return minmax.max(_ops.reshape(x, pooled), axis=axis + 1)
+    return minmax.max(primitive_ops.reshape(x, pooled), axis=axis + 1)

@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -36,11 +36,11 @@ class PReLUFunction(function_node.FunctionNode):
         shape = _param_shape(x.ndim, W.shape)
         ret = []
         if 0 in indexes:
-            Wb = _ops.reshape(W, shape)
+            Wb = primitive_ops.reshape(W, shape)
             ret.append(gy * (Wb * neg + ~neg))
         if 1 in indexes:
-            gW = _ops.sum_to(gy * (x * neg), shape)
-            ret.append(_ops.reshape(gW, W.shape))
+            gW = primitive_ops.sum_to(gy * (x * neg), shape)
+            ret.append(primitive_ops.reshape(gW, W.shape))
         return tuple(ret)
 
 

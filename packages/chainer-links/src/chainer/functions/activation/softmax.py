@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -43,7 +43,7 @@ class Softmax(function_node.FunctionNode):
         (y,) = self.get_retained_outputs()
         (gy,) = grad_outputs
         gx = y * gy
-        return (gx - y * _ops.sum(gx, axis=self.axis, keepdims=True),)
+        return (gx - y * primitive_ops.sum(gx, axis=self.axis, keepdims=True),)
 
 
 def softmax(x, axis=1):

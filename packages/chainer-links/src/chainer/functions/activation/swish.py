@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.activation import sigmoid
 from chainer.utils import type_check
 
@@ -39,7 +39,7 @@ class Swish(function_node.FunctionNode):
         x, beta = self.get_retained_inputs()
         (gy,) = grad_outputs
         shape = _param_shape(x.ndim, beta.shape)
-        bb = _ops.reshape(beta, shape)
+        bb = primitive_ops.reshape(beta, shape)
         s = sigmoid.sigmoid(x * bb)
         y = x * s
         t = y * (1 - s)
@@ -47,8 +47,8 @@ class Swish(function_node.FunctionNode):
         if 0 in indexes:
             ret.append(gy * (s + bb * t))
         if 1 in indexes:
-            gbeta = _ops.sum_to(gy * (x * t), shape)
-            ret.append(_ops.reshape(gbeta, beta.shape))
+            gbeta = primitive_ops.sum_to(gy * (x * t), shape)
+            ret.append(primitive_ops.reshape(gbeta, beta.shape))
         return tuple(ret)
 
 

@@ -1,8 +1,8 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import variable
-from chainer._ops.array import BroadcastTo
+from chainer.primitive_ops.array import BroadcastTo
 from chainer.utils import type_check
 
 __all__ = ["Broadcast", "BroadcastTo", "broadcast", "broadcast_to"]
@@ -24,7 +24,7 @@ class Broadcast(function_node.FunctionNode):
         return tuple(
             None
             if grad_outputs[i] is None
-            else _ops.sum_to(grad_outputs[i], inputs[i].shape)
+            else primitive_ops.sum_to(grad_outputs[i], inputs[i].shape)
             for i in indexes
         )
 
@@ -73,4 +73,4 @@ def broadcast_to(x, shape):
         array([[0., 1., 2.],
                [0., 1., 2.]], dtype=float32)
     """
-    return _ops.broadcast_to(x, shape)
+    return primitive_ops.broadcast_to(x, shape)

@@ -1,5 +1,5 @@
-from chainer import _ops
-from chainer._ops.array import Cast
+from chainer import primitive_ops
+from chainer.primitive_ops.array import Cast
 
 __all__ = ["Cast", "cast"]
 
@@ -23,4 +23,4 @@ def cast(x, typ):
         >>> F.cast(x, np.float32).dtype
         dtype('float32')
     """
-    return _ops.cast(x, typ)
+    return primitive_ops.cast(x, typ)

@@ -1,5 +1,5 @@
-from chainer import _ops
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -39,11 +39,11 @@ class Depth2Space(function_node.FunctionNode):
         r = self.r
         n, c, hr, wr = gy.shape
         h, w = hr // r, wr // r
-        gx = _ops.transpose(gy, (0, 2, 3, 1))
-        gx = _ops.reshape(gx, (n, h, r, w, r, c))
-        gx = _ops.transpose(gx, (0, 1, 3, 2, 4, 5))
-        gx = _ops.reshape(gx, (n, h, w, r * r * c))
-        return (_ops.transpose(gx, (0, 3, 1, 2)),)
+        gx = primitive_ops.transpose(gy, (0, 2, 3, 1))
+        gx = primitive_ops.reshape(gx, (n, h, r, w, r, c))
+        gx = primitive_ops.transpose(gx, (0, 1, 3, 2, 4, 5))
+        gx = primitive_ops.reshape(gx, (n, h, w, r * r * c))
+        return (primitive_ops.transpose(gx, (0, 3, 1, 2)),)
 
 
 def depth2space(X, r):

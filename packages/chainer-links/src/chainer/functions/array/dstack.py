@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -11,7 +11,8 @@ def _split_along(gy, axis, sizes, indexes):
         starts.append(starts[-1] + n)
     lead = (slice(None),) * axis
     return tuple(
-        _ops.get_item(gy, (*lead, slice(starts[i], starts[i + 1]))) for i in indexes
+        primitive_ops.get_item(gy, (*lead, slice(starts[i], starts[i + 1])))
+        for i in indexes
     )
 
 
@@ -49,7 +50,9 @@ class Dstack(function_node.FunctionNode):
             return _split_along(gy, 2, sizes, indexes)
         # Each input of ndim <= 2 became one slice gy[:, :, i].
         return tuple(
-            _ops.reshape(_ops.get_item(gy, (slice(None), slice(None), i)), shape)
+            primitive_ops.reshape(
+                primitive_ops.get_item(gy, (slice(None), slice(None), i)), shape
+            )
             for i in indexes
         )
 

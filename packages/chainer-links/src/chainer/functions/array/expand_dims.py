@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -29,7 +29,7 @@ class ExpandDims(function_node.FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
-        return (_ops.reshape(gy, self.inputs[0].shape),)
+        return (primitive_ops.reshape(gy, self.inputs[0].shape),)
 
 
 def expand_dims(x, axis):

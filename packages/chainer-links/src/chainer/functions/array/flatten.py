@@ -1,4 +1,4 @@
-from chainer import _ops
+from chainer import primitive_ops
 
 
 def flatten(x):
@@ -17,4 +17,4 @@ def flatten(x):
         >>> F.flatten(x).array
         array([1., 2., 3., 4.], dtype=float32)
     """
-    return _ops.reshape(x, (x.size,))
+    return primitive_ops.reshape(x, (x.size,))

@@ -1,6 +1,6 @@
-from chainer import _ops
-from chainer._ops.array import GetItem
-from chainer._ops.array import GetItemGrad
+from chainer import primitive_ops
+from chainer.primitive_ops.array import GetItem
+from chainer.primitive_ops.array import GetItemGrad
 
 __all__ = ["GetItem", "GetItemGrad", "get_item"]
 
@@ -30,4 +30,4 @@ def get_item(x, slices):
                [ 4.,  4.,  7.],
                [ 8.,  8., 11.]], dtype=float32)
     """
-    return _ops.get_item(x, slices)
+    return primitive_ops.get_item(x, slices)

@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -11,7 +11,8 @@ def _split_along(gy, axis, sizes, indexes):
         starts.append(starts[-1] + n)
     lead = (slice(None),) * axis
     return tuple(
-        _ops.get_item(gy, (*lead, slice(starts[i], starts[i + 1]))) for i in indexes
+        primitive_ops.get_item(gy, (*lead, slice(starts[i], starts[i + 1])))
+        for i in indexes
     )
 
 
@@ -43,7 +44,7 @@ class Hstack(function_node.FunctionNode):
         ndim = len(inputs[0].shape)
         if ndim == 0:
             # Each 0-d input became one element of gy.
-            return tuple(_ops.get_item(gy, i) for i in indexes)
+            return tuple(primitive_ops.get_item(gy, i) for i in indexes)
         if len(inputs) == 1:
             return (gy,)
         axis = 0 if ndim == 1 else 1

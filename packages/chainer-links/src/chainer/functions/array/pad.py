@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 # Modes whose output elements are each a copy of one input element (or a
@@ -97,7 +97,7 @@ class Pad(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
         if self.mode == "constant":
-            return (_ops.get_item(gy, self._inner),)
+            return (primitive_ops.get_item(gy, self._inner),)
         grad = PadGrad(self._in_shape, self._widths, self.mode, self.keywords)
         return grad.apply((gy,))
 

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -51,7 +51,8 @@ class PadSequence(function_node.FunctionNode):
         (gy,) = grad_outputs
         inputs = self.inputs
         return tuple(
-            _ops.get_item(gy, (i, slice(0, inputs[i].shape[0]))) for i in indexes
+            primitive_ops.get_item(gy, (i, slice(0, inputs[i].shape[0])))
+            for i in indexes
         )
 
 

@@ -1,5 +1,5 @@
-from chainer import _ops
-from chainer._ops.array import Reshape
+from chainer import primitive_ops
+from chainer.primitive_ops.array import Reshape
 
 __all__ = ["Reshape", "reshape"]
 
@@ -24,4 +24,4 @@ def reshape(x, shape):
         >>> F.reshape(x, (2, -1)).shape
         (2, 3)
     """
-    return _ops.reshape(x, shape)
+    return primitive_ops.reshape(x, shape)

@@ -1,7 +1,7 @@
 import numpy
 
-from chainer import _ops
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -45,7 +45,7 @@ class Rollaxis(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
         axes = _rolled_axes(gy.ndim, self.axis, self.start)
-        return (_ops.transpose(gy, tuple(numpy.argsort(axes).tolist())),)
+        return (primitive_ops.transpose(gy, tuple(numpy.argsort(axes).tolist())),)
 
 
 def rollaxis(x, axis, start=0):

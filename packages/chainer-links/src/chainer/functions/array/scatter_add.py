@@ -2,9 +2,9 @@ import numbers
 
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import variable
 from chainer.utils import type_check
 
@@ -81,7 +81,7 @@ class ScatterAdd(function_node.FunctionNode):
         (gy,) = grad_outputs
         ret = []
         for i in indexes:
-            ret.append(gy if i == 0 else _ops.get_item(gy, self.slices))
+            ret.append(gy if i == 0 else primitive_ops.get_item(gy, self.slices))
         return tuple(ret)
 
 

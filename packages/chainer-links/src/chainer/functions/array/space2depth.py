@@ -1,7 +1,7 @@
 import numbers
 
-from chainer import _ops
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -39,9 +39,9 @@ class Space2Depth(function_node.FunctionNode):
         r = self.r
         n, rrc, h, w = gy.shape
         c = rrc // (r * r)
-        gx = _ops.reshape(gy, (n, r, r, c, h, w))
-        gx = _ops.transpose(gx, (0, 3, 4, 1, 5, 2))
-        return (_ops.reshape(gx, (n, c, h * r, w * r)),)
+        gx = primitive_ops.reshape(gy, (n, r, r, c, h, w))
+        gx = primitive_ops.transpose(gx, (0, 3, 4, 1, 5, 2))
+        return (primitive_ops.reshape(gx, (n, c, h * r, w * r)),)
 
 
 def space2depth(X, r):

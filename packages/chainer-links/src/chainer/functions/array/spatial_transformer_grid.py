@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -56,8 +56,8 @@ class SpatialTransformerGrid(function_node.FunctionNode):
         xp = backend.get_array_module(ggrid.array)
         H, W = self.output_shape
         coords = _target_coordinates(xp, self.output_shape, ggrid.dtype)
-        ggrid = _ops.reshape(ggrid, (ggrid.shape[0], 2, H * W))
-        return (_ops.matmul(ggrid, coords.T),)
+        ggrid = primitive_ops.reshape(ggrid, (ggrid.shape[0], 2, H * W))
+        return (primitive_ops.matmul(ggrid, coords.T),)
 
 
 def spatial_transformer_grid(theta, output_shape, **kwargs):

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.array import scatter_add
 from chainer.functions.array import stack
 from chainer.functions.array import where
@@ -98,16 +98,16 @@ class SpatialTransformerSampler(function_node.FunctionNode):
         dtype = x.dtype
         geo = _Geometry(xp, grid.array, x.shape[2], x.shape[3])
         # The clipped positions again, now as functions of the grid.
-        g = _ops.cast(grid, geo.u.dtype)
-        u = (_ops.get_item(g, (slice(None), 0)) + 1) * geo.scale_u
-        v = (_ops.get_item(g, (slice(None), 1)) + 1) * geo.scale_v
+        g = primitive_ops.cast(grid, geo.u.dtype)
+        u = (primitive_ops.get_item(g, (slice(None), 0)) + 1) * geo.scale_u
+        v = (primitive_ops.get_item(g, (slice(None), 1)) + 1) * geo.scale_v
         u = where.where(geo.inside_u, u, geo.u)
         v = where.where(geo.inside_v, v, geo.v)
         wv = (geo.vs[1] - v, v - geo.vs[0])
         wu = (geo.us[1] - u, u - geo.us[0])
-        wv = tuple(_ops.cast(w, dtype) for w in wv)
-        wu = tuple(_ops.cast(w, dtype) for w in wu)
-        gy = _ops.transpose(gy, (0, 2, 3, 1))
+        wv = tuple(primitive_ops.cast(w, dtype) for w in wv)
+        wu = tuple(primitive_ops.cast(w, dtype) for w in wu)
+        gy = primitive_ops.transpose(gy, (0, 2, 3, 1))
         shape = (*gy.shape[:3], 1)
         corners = list(geo.corners())
         ret = []
@@ -115,7 +115,7 @@ class SpatialTransformerSampler(function_node.FunctionNode):
             vals = []
             for i, j, _, _, valid in corners:
                 w = wv[i] * wu[j] * valid.astype(dtype)
-                vals.append(gy * _ops.reshape(w, shape))
+                vals.append(gy * primitive_ops.reshape(w, shape))
             index = tuple(xp.stack([c[k] for c in corners], axis=1) for k in (2, 3))
             batch = geo.batch[:, None]
             gx = scatter_add.scatter_add(
@@ -129,15 +129,15 @@ class SpatialTransformerSampler(function_node.FunctionNode):
             for i, j, v_idx, u_idx, valid in corners:
                 mask = valid.astype(dtype)[..., None]
                 index = (geo.batch, slice(None), v_idx, u_idx)
-                xs[i, j] = _ops.get_item(x, index) * mask
-            wv = [_ops.reshape(w, shape) for w in wv]
-            wu = [_ops.reshape(w, shape) for w in wu]
+                xs[i, j] = primitive_ops.get_item(x, index) * mask
+            wv = [primitive_ops.reshape(w, shape) for w in wv]
+            wu = [primitive_ops.reshape(w, shape) for w in wu]
             du = wv[0] * (xs[0, 1] - xs[0, 0]) + wv[1] * (xs[1, 1] - xs[1, 0])
             dv = wu[0] * (xs[1, 0] - xs[0, 0]) + wu[1] * (xs[1, 1] - xs[0, 1])
             scale_u = (geo.inside_u * geo.scale_u).astype(dtype)
             scale_v = (geo.inside_v * geo.scale_v).astype(dtype)
-            gu = _ops.sum(gy * du, axis=3) * scale_u
-            gv = _ops.sum(gy * dv, axis=3) * scale_v
+            gu = primitive_ops.sum(gy * du, axis=3) * scale_u
+            gv = primitive_ops.sum(gy * dv, axis=3) * scale_v
             ret.append(stack.stack([gu, gv], axis=1))
         return tuple(ret)
 

@@ -1,8 +1,8 @@
 import numbers
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -30,9 +30,9 @@ class Tile(function_node.FunctionNode):
         split = []
         for r, s in zip(reps, x_shape, strict=True):
             split += [r, s]
-        gx = _ops.reshape(gy, tuple(split))
-        gx = _ops.sum(gx, axis=tuple(range(0, 2 * ndim, 2)))
-        return (_ops.reshape(gx, shape),)
+        gx = primitive_ops.reshape(gy, tuple(split))
+        gx = primitive_ops.sum(gx, axis=tuple(range(0, 2 * ndim, 2)))
+        return (primitive_ops.reshape(gx, shape),)
 
 
 def tile(x, reps):

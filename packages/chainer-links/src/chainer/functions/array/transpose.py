@@ -1,5 +1,5 @@
-from chainer import _ops
-from chainer._ops.array import Transpose
+from chainer import primitive_ops
+from chainer.primitive_ops.array import Transpose
 
 __all__ = ["Transpose", "transpose"]
 
@@ -24,4 +24,4 @@ def transpose(x, axes=None):
         >>> F.transpose(x, (0, 2, 1)).shape
         (1, 3, 2)
     """
-    return _ops.transpose(x, axes)
+    return primitive_ops.transpose(x, axes)

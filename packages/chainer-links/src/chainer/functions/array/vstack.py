@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.array import split_axis
 from chainer.utils import type_check
 
@@ -35,7 +35,7 @@ class Vstack(function_node.FunctionNode):
         if len(shape) <= 1:
             # Each input of 0 or 1 dimensions became one row.
             gxs = split_axis.split_axis(gy, len(self.inputs), 0)
-            return tuple(_ops.reshape(gxs[i], shape) for i in indexes)
+            return tuple(primitive_ops.reshape(gxs[i], shape) for i in indexes)
         if len(self.inputs) == 1:
             return (gy,)
         sizes = numpy.cumsum([x.shape[0] for x in self.inputs[:-1]]).tolist()

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import variable
 from chainer.utils import type_check
 
@@ -39,7 +39,7 @@ class Where(function_node.FunctionNode):
         for i in indexes:
             pair = (g, zero) if i == 0 else (zero, g)
             (gx,) = Where(self.condition).apply(pair)
-            ret.append(_ops.sum_to(gx, self.inputs[i].shape))
+            ret.append(primitive_ops.sum_to(gx, self.inputs[i].shape))
         return tuple(ret)
 
 

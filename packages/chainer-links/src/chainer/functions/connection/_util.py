@@ -63,13 +63,24 @@ def deconvolve(node, x, W, outsize):
     return fnode.apply((x, W))[0]
 
 
-def grad_weight(node, x, gy, W, cols=None):
-    """Gradient of :func:`convolve` for ``W`` (``cols``: patches of ``x``)."""
+def grad_weight(node, x, gy, W, patches=None):
+    """Gradient of :func:`convolve` for ``W`` (``patches``: a kernel's, of ``x``)."""
     fnode = convolution_nd.ConvolutionNDGradW(
         node.ndim, node.stride, node.pad, node.cover_all, node.dilate, node.groups,
-        W.shape, W.dtype, cols,
+        W.shape, W.dtype, patches,
     )  # fmt: skip
     return fnode.apply((x, gy))[0]
+
+
+def in_compute_dtype(xp, x, other):
+    """Returns ``x`` and ``other`` in the dtype the reference products use.
+
+    That is the dtype of ``x``, except float32 for float16: NumPy's
+    half-precision products accumulate in half precision.
+    """
+    if x.dtype == xp.float16:
+        x = x.astype(xp.float32)
+    return x, other.astype(x.dtype, copy=False)
 
 
 def grad_bias(gy):

@@ -1,4 +1,4 @@
-from chainer import configuration
+from chainer import backend
 from chainer import function_node
 from chainer.functions.connection import _util
 from chainer.utils import conv
@@ -8,12 +8,16 @@ from chainer.utils import type_check
 class ConvolutionND(function_node.FunctionNode):
     """N-dimensional convolution (cross-correlation) with groups and dilation.
 
-    The forward pass multiplies the weight matrix with patch matrices of
-    ``x`` (see :func:`chainer.utils.conv.convolution_forward`); the output
-    is a transposed view that needs no copy (on NumPy it lies in memory as
-    ``(c_O, *out_size, n)``). The weight gradient reuses the patch matrix
-    (:class:`ConvolutionNDGradW`) and the input gradient is a
-    deconvolution, so both are differentiable again.
+    The reference forward contracts the filter windows of ``x``
+    (:func:`chainer.utils.conv.im2col_nd`) with ``W``, one ``tensordot`` per
+    group. The weight gradient is :class:`ConvolutionNDGradW` and the input
+    gradient a deconvolution, so both are differentiable again.
+
+    Kernel overrides (chainer-cpu, chainer-cuda) read the documented
+    attributes ``ndim``, ``stride``, ``pad``, ``cover_all``, ``dilate`` and
+    ``groups``, and may leave in ``patches`` the patch matrices of ``x`` in a
+    layout of their own, which the backward pass hands to the weight
+    gradient's node (the reference forward leaves None).
     """
 
     def __init__(self, ndim, stride=1, pad=0, cover_all=False, dilate=1, groups=1):
@@ -27,7 +31,12 @@ class ConvolutionND(function_node.FunctionNode):
             self.cover_all = conv.as_tuple(cover_all, ndim, "cover_all")
         else:
             self.cover_all = bool(cover_all)
-        self._cols = None
+        self.patches = None
+
+    # The name chainer-cuda's kernels used before ``patches`` was documented.
+    _cols = property(
+        lambda self: self.patches, lambda self, value: setattr(self, "patches", value)
+    )
 
     def check_type_forward(self, in_types):
         n_in = in_types.size()
@@ -77,27 +86,37 @@ class ConvolutionND(function_node.FunctionNode):
     def forward(self, inputs):
         x, W = inputs[:2]
         self.retain_inputs((0, 1))
-        if W.dtype != x.dtype:
-            W = W.astype(x.dtype)
-        b = inputs[2] if len(inputs) == 3 else None
-        # The patch matrices are kept for the weight gradient only where a
-        # backward pass may follow.
-        y, self._cols = conv.convolution_forward(
-            x, W, b, self.stride, self.pad, self.cover_all, self.dilate, self.groups,
-            keep_col=configuration.config.enable_backprop,
-        )  # fmt: skip
-        return (y,)
+        self.patches = None
+        xp = backend.get_array_module(x)
+        dtype = x.dtype
+        x, W = _util.in_compute_dtype(xp, x, W)
+        nd = self.ndim
+        col = conv.im2col_nd(
+            x, W.shape[2:], self.stride, self.pad, self.cover_all, self.dilate
+        )
+        # col is (n, c_I, *out_size, *ksize): contract c_I and the taps.
+        axes = ((1, *range(2 + nd, 2 + 2 * nd)), (1, *range(2, 2 + nd)))
+        ys = [
+            xp.tensordot(c, w, axes)
+            for c, w in zip(
+                xp.split(col, self.groups, 1), xp.split(W, self.groups), strict=True
+            )
+        ]
+        y = xp.moveaxis(xp.concatenate(ys, axis=-1), -1, 1)
+        if len(inputs) == 3:
+            y = y + inputs[2].reshape((-1,) + (1,) * nd)
+        return (y.astype(dtype, copy=False),)
 
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         (gy,) = grad_outputs
         # The patch matrices go to the weight gradient and are freed with it.
-        cols, self._cols = self._cols, None
+        patches, self.patches = self.patches, None
         ret = []
         if 0 in indexes:
             ret.append(_util.deconvolve(self, gy, W, x.shape[2:]))
         if 1 in indexes:
-            ret.append(_util.grad_weight(self, x, gy, W, cols))
+            ret.append(_util.grad_weight(self, x, gy, W, patches))
         if 2 in indexes:
             ret.append(_util.grad_bias(gy))
         return tuple(ret)
@@ -106,14 +125,19 @@ class ConvolutionND(function_node.FunctionNode):
 class ConvolutionNDGradW(function_node.FunctionNode):
     """Weight gradient of :class:`ConvolutionND` from ``(x, gy)``.
 
-    GEMMs of ``gy`` with the patch matrices of ``x``, which the forward pass
-    hands over when it still has them. Its own gradients are a
+    The reference forward contracts ``gy`` with the filter windows of ``x``
+    over the batch and output positions. Its own gradients are a
     deconvolution (for ``x``) and a convolution (for ``gy``).
+
+    Besides the convolution's geometry it documents ``W_shape`` and
+    ``W_dtype`` (of the gradient) and ``patches``: what a kernel override of
+    the convolution's forward kept for this node (None otherwise); the
+    reference forward drops it.
     """
 
     def __init__(
         self, ndim, stride, pad, cover_all, dilate, groups, W_shape, W_dtype,
-        cols=None,
+        patches=None,
     ):  # fmt: skip
         self.ndim = ndim
         self.stride = stride
@@ -123,19 +147,32 @@ class ConvolutionNDGradW(function_node.FunctionNode):
         self.groups = groups
         self.W_shape = tuple(W_shape)
         self.W_dtype = W_dtype
-        self._cols = cols
+        self.patches = patches
+
+    _cols = ConvolutionND._cols
 
     def forward(self, inputs):
         x, gy = inputs
         self.retain_inputs((0, 1))
-        cols, self._cols = self._cols, None
-        if gy.dtype != x.dtype:
-            gy = gy.astype(x.dtype)
-        gW = conv.convolution_grad_weight(
-            x, gy, self.W_shape[2:], self.stride, self.pad, self.cover_all,
-            self.dilate, self.groups, cols,
-        )  # fmt: skip
-        return (gW.reshape(self.W_shape).astype(self.W_dtype, copy=False),)
+        self.patches = None
+        xp = backend.get_array_module(x)
+        x, gy = _util.in_compute_dtype(xp, x, gy)
+        col = conv.im2col_nd(
+            x, self.W_shape[2:], self.stride, self.pad, self.cover_all, self.dilate
+        )
+        # Sum over the batch and the output positions, group by group.
+        axes = (0, *range(2, 2 + self.ndim))
+        gW = xp.concatenate(
+            [
+                xp.tensordot(g, c, (axes, axes))
+                for g, c in zip(
+                    xp.split(gy, self.groups, 1),
+                    xp.split(col, self.groups, 1),
+                    strict=True,
+                )
+            ]
+        )
+        return (gW.astype(self.W_dtype, copy=False),)
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()

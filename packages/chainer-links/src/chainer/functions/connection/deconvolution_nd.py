@@ -1,3 +1,4 @@
+from chainer import backend
 from chainer import function_node
 from chainer.functions.connection import _util
 from chainer.utils import conv
@@ -7,12 +8,11 @@ from chainer.utils import type_check
 class DeconvolutionND(function_node.FunctionNode):
     """N-dimensional deconvolution (transposed convolution) with groups.
 
-    Two algorithms give the same result: one GEMM into a patch matrix that
-    is summed back onto the output (col2im), or, for unit strides, a
-    convolution of the padded input with the flipped filters. The second
-    builds a patch matrix of the input channels instead of the output
-    channels, so it runs when ``c_I <= c_O``; ``benchmarks/workloads/
-    convnet_step.py`` measures both.
+    The reference forward multiplies every input pixel with the filters
+    (``tensordot`` per group) and sums the resulting windows onto the output
+    (:func:`chainer.utils.conv.col2im_nd`). Kernel overrides read the
+    documented attributes ``ndim``, ``stride``, ``pad``, ``dilate``,
+    ``groups`` and ``outsize``, and call :meth:`set_output_geometry`.
     """
 
     def __init__(self, ndim, stride=1, pad=0, outsize=None, dilate=1, groups=1):
@@ -92,33 +92,39 @@ class DeconvolutionND(function_node.FunctionNode):
     def forward(self, inputs):
         x, W = inputs[:2]
         self.retain_inputs((0, 1))
-        if W.dtype != x.dtype:
-            W = W.astype(x.dtype)
-        ksize = W.shape[2:]
-        out_size = self._set_output_geometry(x.shape[2:], ksize)
-        in_channels = x.shape[1]
-        out_channels = W.shape[1] * self.groups
-        b = inputs[2] if len(inputs) == 3 else None
-        if (
-            in_channels <= out_channels
-            and all(s == 1 for s in self.stride)
-            and all(
-                p <= d * (k - 1)
-                for p, d, k in zip(self.pad, self.dilate, ksize, strict=True)
+        xp = backend.get_array_module(x)
+        out_size = self.set_output_geometry(x.shape[2:], W.shape[2:])
+        dtype = x.dtype
+        x, W = _util.in_compute_dtype(xp, x, W)
+        nd = self.ndim
+        # Each input pixel's filter-weighted copy, (n, *in_size, c_O, *ksize)
+        # per group, summed onto the output by col2im.
+        cols = [
+            xp.tensordot(xg, wg, (1, 0))
+            for xg, wg in zip(
+                xp.split(x, self.groups, 1), xp.split(W, self.groups), strict=True
             )
-            and any(k > 1 for k in ksize)
-        ):
-            y = self._forward_as_convolution(x, W, b, ksize)
-        else:
-            y = conv.deconvolution_forward(
-                x, W, b, self.stride, self.pad, out_size, self.dilate, self.groups
-            )
-        return (y,)
+        ]
+        col = xp.moveaxis(xp.concatenate(cols, axis=1 + nd), 1 + nd, 1)
+        y = conv.col2im_nd(col, self.stride, self.pad, out_size, self.dilate)
+        if len(inputs) == 3:
+            y = y + inputs[2].reshape((-1,) + (1,) * nd)
+        return (y.astype(dtype, copy=False),)
 
-    def _set_output_geometry(self, in_size, ksize):
-        # The output size, and the cover_all that the convolution mapping it
-        # back to in_size (the backward) needs on the axes where the plain
-        # formula falls short; kernel overrides call it too.
+    def set_output_geometry(self, in_size, ksize):
+        """Returns the output size, and sets ``cover_all`` for the backward.
+
+        ``cover_all`` becomes what the convolution mapping the output back to
+        ``in_size`` needs on each axis (one bool, or a tuple when the axes
+        differ). Kernel overrides of the forward call it too.
+
+        Args:
+            in_size (tuple of int): Spatial shape of ``x``.
+            ksize (tuple of int): Spatial shape of the filters.
+
+        Returns:
+            tuple of int: The spatial shape of the output.
+        """
         out_size = self.outsize or self._default_outsize(in_size, ksize)
         cover_all = tuple(
             size != conv.get_conv_outsize(out, k, s, p, d=d)
@@ -130,24 +136,8 @@ class DeconvolutionND(function_node.FunctionNode):
         self.cover_all = cover_all[0] if len(set(cover_all)) == 1 else cover_all
         return out_size
 
-    def _forward_as_convolution(self, x, W, b, ksize):
-        # With unit strides the transposed convolution is a convolution of x
-        # padded by d * (k - 1) - p with the flipped, regrouped filters.
-        g = self.groups
-        c_in = W.shape[0]
-        c_out_g = W.shape[1]
-        w_conv = W.reshape(g, c_in // g, c_out_g, *ksize).swapaxes(1, 2)
-        w_conv = w_conv.reshape(g * c_out_g, c_in // g, *ksize)
-        w_conv = w_conv[(Ellipsis, *(slice(None, None, -1),) * self.ndim)]
-        pad = tuple(
-            d * (k - 1) - p
-            for d, k, p in zip(self.dilate, ksize, self.pad, strict=True)
-        )
-        stride = (1,) * self.ndim
-        y, _ = conv.convolution_forward(
-            x, w_conv, b, stride, pad, False, self.dilate, g
-        )
-        return y
+    # The name chainer-cuda's kernels used before it was documented.
+    _set_output_geometry = set_output_geometry
 
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()

@@ -1,4 +1,4 @@
-from chainer import _ops
+from chainer import primitive_ops
 from chainer import variable
 from chainer.functions import _labels
 from chainer.functions.array import concat
@@ -76,15 +76,21 @@ def black_out(x, t, W, samples, reduce="mean"):
     t = t.array if isinstance(t, variable.Variable) else t
     samples = samples.array if isinstance(samples, variable.Variable) else samples
     batch_size, n_in = x.shape
-    neg_emb = _ops.get_item(W, samples)
-    x_row = _ops.reshape(x, (batch_size, 1, n_in))
-    neg_y = _ops.sum(neg_emb * _ops.broadcast_to(x_row, neg_emb.shape), axis=2)
-    pos_y = _ops.sum(_ops.get_item(W, t) * x, axis=1)
-    logits = concat.concat((_ops.reshape(pos_y, (batch_size, 1)), neg_y), axis=1)
+    neg_emb = primitive_ops.get_item(W, samples)
+    x_row = primitive_ops.reshape(x, (batch_size, 1, n_in))
+    neg_y = primitive_ops.sum(
+        neg_emb * primitive_ops.broadcast_to(x_row, neg_emb.shape), axis=2
+    )
+    pos_y = primitive_ops.sum(primitive_ops.get_item(W, t) * x, axis=1)
+    logits = concat.concat(
+        (primitive_ops.reshape(pos_y, (batch_size, 1)), neg_y), axis=1
+    )
     logz = logsumexp.logsumexp(logits, axis=1)
-    blogz = _ops.broadcast_to(_ops.reshape(logz, (batch_size, 1)), neg_y.shape)
+    blogz = primitive_ops.broadcast_to(
+        primitive_ops.reshape(logz, (batch_size, 1)), neg_y.shape
+    )
     ny = exponential.log(1 - exponential.exp(neg_y - blogz))
-    loss = -(pos_y - logz + _ops.sum(ny, axis=1))
+    loss = -(pos_y - logz + primitive_ops.sum(ny, axis=1))
     if reduce == "mean":
-        return _ops.sum(loss) * (1.0 / batch_size)
+        return primitive_ops.sum(loss) * (1.0 / batch_size)
     return loss

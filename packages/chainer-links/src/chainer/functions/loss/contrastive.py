@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -49,12 +49,12 @@ class Contrastive(function_node.FunctionNode):
         n, k = x0.shape
         dtype = x0.dtype
         if self.reduce == "mean":
-            gy = _ops.broadcast_to(gy * (1.0 / n), (n, 1))
+            gy = primitive_ops.broadcast_to(gy * (1.0 / n), (n, 1))
         else:
-            gy = _ops.reshape(gy, (n, 1))
+            gy = primitive_ops.reshape(gy, (n, 1))
         similar = y.array[:, None].astype(dtype)
         diff = x0 - x1
-        dist = _ops.sum(diff * diff, axis=1, keepdims=True) ** 0.5
+        dist = primitive_ops.sum(diff * diff, axis=1, keepdims=True) ** 0.5
         mdist = self.margin - dist
         active = (1 - similar) * (mdist.array > 0)
         # Gradient of (1 - y) max(margin - d, 0)^2 / 2 is -(margin - d) diff / d.
@@ -62,7 +62,7 @@ class Contrastive(function_node.FunctionNode):
         # d is 0, diff is 0 too and d is replaced by 1, giving 0, not NaN.
         zero = dist.array <= 0
         dist = dist * ~zero + zero.astype(dtype)
-        gx0 = _ops.broadcast_to(gy, (n, k)) * (
+        gx0 = primitive_ops.broadcast_to(gy, (n, k)) * (
             diff * similar - (diff / dist) * (mdist * active)
         )
         ret = []

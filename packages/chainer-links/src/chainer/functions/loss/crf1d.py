@@ -1,5 +1,5 @@
-from chainer import _ops
 from chainer import backend
+from chainer import primitive_ops
 from chainer import variable
 from chainer.functions import _labels
 from chainer.functions.array import concat
@@ -67,7 +67,7 @@ def _path_score(cost, xs, ys):
     # Score of the label paths ys: unary costs plus transition costs.
     xp = backend.get_array_module(_array(xs[0]))
     ys = [_array(y) for y in ys]
-    score = _ops.get_item(xs[0], (xp.arange(len(ys[0])), ys[0]))
+    score = primitive_ops.get_item(xs[0], (xp.arange(len(ys[0])), ys[0]))
     rests = []
     for x, y, y_prev in zip(xs[1:], ys[1:], ys[:-1], strict=True):
         batch = len(y)
@@ -76,8 +76,8 @@ def _path_score(cost, xs, ys):
             score = score[:batch]
         score = (
             score
-            + _ops.get_item(x, (xp.arange(batch), y))
-            + _ops.get_item(cost, (y_prev[:batch], y))
+            + primitive_ops.get_item(x, (xp.arange(batch), y))
+            + primitive_ops.get_item(cost, (y_prev[:batch], y))
         )
     return _join(score, rests)
 
@@ -141,12 +141,12 @@ def crf1d(cost, xs, ys, reduce="mean"):
             rests.append(alpha[batch:])
             alpha = alpha[:batch]
         # alpha[b, t] = logsumexp_s(alpha[b, s] + cost[s, t]) + x[b, t]
-        scores = _ops.reshape(alpha, (batch, n_label, 1)) + cost
+        scores = primitive_ops.reshape(alpha, (batch, n_label, 1)) + cost
         alpha = logsumexp.logsumexp(scores, axis=1) + x
     logz = logsumexp.logsumexp(_join(alpha, rests), axis=1)
     loss = logz - _path_score(cost, xs, ys)
     if reduce == "mean":
-        return _ops.sum(loss) * (1.0 / n_batch)
+        return primitive_ops.sum(loss) * (1.0 / n_batch)
     return loss
 
 

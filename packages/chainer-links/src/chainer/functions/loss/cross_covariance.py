@@ -1,14 +1,14 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
 def _center(x):
     # Variable version of x - mean(x, axis=0).
     n = x.shape[0]
-    mean = _ops.sum(x, axis=0, keepdims=True) * (1.0 / n)
-    return x - _ops.broadcast_to(mean, x.shape)
+    mean = primitive_ops.sum(x, axis=0, keepdims=True) * (1.0 / n)
+    return x - primitive_ops.broadcast_to(mean, x.shape)
 
 
 class CrossCovariance(function_node.FunctionNode):
@@ -52,17 +52,21 @@ class CrossCovariance(function_node.FunctionNode):
         zc = _center(z)
         if self.reduce == "half_squared_sum":
             # d(0.5 |C|^2)/dC = C, with C = yc^T zc / N.
-            gcov = _ops.matmul(_ops.transpose(yc), zc) * (1.0 / n)
-            gcov = _ops.broadcast_to(gcost, gcov.shape) * gcov
+            gcov = primitive_ops.matmul(primitive_ops.transpose(yc), zc) * (1.0 / n)
+            gcov = primitive_ops.broadcast_to(gcost, gcov.shape) * gcov
         else:
             gcov = gcost
         # Centering is a projection whose adjoint is itself, so centering the
         # gradients of yc and zc gives those of y and z.
         ret = []
         if 0 in indexes:
-            ret.append(_center(_ops.matmul(zc, _ops.transpose(gcov)) * (1.0 / n)))
+            ret.append(
+                _center(
+                    primitive_ops.matmul(zc, primitive_ops.transpose(gcov)) * (1.0 / n)
+                )
+            )
         if 1 in indexes:
-            ret.append(_center(_ops.matmul(yc, gcov) * (1.0 / n)))
+            ret.append(_center(primitive_ops.matmul(yc, gcov) * (1.0 / n)))
         return ret
 
 

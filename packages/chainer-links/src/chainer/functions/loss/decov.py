@@ -1,14 +1,14 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
 def _center(h):
     # Variable version of h - mean(h, axis=0).
     n = h.shape[0]
-    mean = _ops.sum(h, axis=0, keepdims=True) * (1.0 / n)
-    return h - _ops.broadcast_to(mean, h.shape)
+    mean = primitive_ops.sum(h, axis=0, keepdims=True) * (1.0 / n)
+    return h - primitive_ops.broadcast_to(mean, h.shape)
 
 
 class DeCov(function_node.FunctionNode):
@@ -49,14 +49,18 @@ class DeCov(function_node.FunctionNode):
         hc = _center(h)
         if self.reduce == "half_squared_sum":
             # d(0.5 |C|^2)/dC = C, with C = off_diag * hc^T hc / N.
-            cov = _ops.matmul(_ops.transpose(hc), hc) * (1.0 / n) * self._off_diag
-            gcov = _ops.broadcast_to(gcost, cov.shape) * cov
+            cov = (
+                primitive_ops.matmul(primitive_ops.transpose(hc), hc)
+                * (1.0 / n)
+                * self._off_diag
+            )
+            gcov = primitive_ops.broadcast_to(gcost, cov.shape) * cov
         else:
             gcov = gcost * self._off_diag
         # C depends on hc through hc^T hc, so dC contributes hc (G + G^T) / N;
         # centering is self-adjoint, so centering that gives the gradient of h.
-        gsym = gcov + _ops.transpose(gcov)
-        return (_center(_ops.matmul(hc, gsym) * (1.0 / n)),)
+        gsym = gcov + primitive_ops.transpose(gcov)
+        return (_center(primitive_ops.matmul(hc, gsym) * (1.0 / n)),)
 
 
 def decov(h, reduce="half_squared_sum"):

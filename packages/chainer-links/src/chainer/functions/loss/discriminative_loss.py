@@ -1,16 +1,16 @@
-from chainer import _ops
 from chainer import backend
+from chainer import primitive_ops
 from chainer import variable
 from chainer.functions.activation import relu
 from chainer.utils import type_check
 
 
 def _l1_norm(x, axis):
-    return _ops.sum(_ops.absolute(x), axis=axis)
+    return primitive_ops.sum(primitive_ops.absolute(x), axis=axis)
 
 
 def _l2_norm(x, axis):
-    s = _ops.sum(x * x, axis=axis)
+    s = primitive_ops.sum(x * x, axis=axis)
     # sqrt has no derivative at 0; there the gradient is taken as 0 rather
     # than the NaN of 0 / 0 (masked-out pixels and absent instances hit it).
     zero = (s.array == 0).astype(s.dtype)
@@ -114,30 +114,34 @@ class DiscriminativeMarginBasedClusteringLoss:
         # masks[c, b, 0, h, w]: pixel (h, w) of image b belongs to instance c.
         masks = (labels[None, :, None] == ids).astype(dtype)
         shape = (n_inst, *emb.shape)
-        emb_b = _ops.broadcast_to(_ops.reshape(emb, (1, *emb.shape)), shape)
+        emb_b = primitive_ops.broadcast_to(
+            primitive_ops.reshape(emb, (1, *emb.shape)), shape
+        )
         counts = xp.maximum(masks.sum(axis=(2, 3, 4)), 1)
         # Mean embedding of each instance in each image: (C_inst, B, C).
-        means = _ops.sum(emb_b * masks, axis=(3, 4)) / counts[:, :, None]
+        means = primitive_ops.sum(emb_b * masks, axis=(3, 4)) / counts[:, :, None]
 
         # Regularization: keep the means near the origin.
-        l_reg = _ops.sum(self.norm(means, 2)) * (1.0 / (n_inst * n_batch))
+        l_reg = primitive_ops.sum(self.norm(means, 2)) * (1.0 / (n_inst * n_batch))
 
         # Variance: pull pixels within delta_v of their instance's mean.
-        means_b = _ops.broadcast_to(
-            _ops.reshape(means, (n_inst, n_batch, n_dim, 1, 1)), shape
+        means_b = primitive_ops.broadcast_to(
+            primitive_ops.reshape(means, (n_inst, n_batch, n_dim, 1, 1)), shape
         )
         dist = self.norm((means_b - emb_b) * masks, 2)
         l_var = relu.relu(dist - self.delta_v) ** 2
-        l_var = _ops.sum(l_var, axis=(1, 2, 3))
+        l_var = primitive_ops.sum(l_var, axis=(1, 2, 3))
         l_var = l_var / xp.maximum(masks.sum(axis=(1, 2, 3, 4)), 1)
-        l_var = _ops.sum(l_var) * (1.0 / n_inst)
+        l_var = primitive_ops.sum(l_var) * (1.0 / n_inst)
 
         # Distance: push the means of different instances 2 * delta_d apart.
         first, second = (xp.asarray(i) for i in _pairs(n_inst))
         if len(first):
-            diff = _ops.get_item(means, first) - _ops.get_item(means, second)
+            diff = primitive_ops.get_item(means, first) - primitive_ops.get_item(
+                means, second
+            )
             l_dist = relu.relu(2 * self.delta_d - self.norm(diff, 2)) ** 2
-            l_dist = _ops.sum(l_dist) * (1.0 / (len(first) * n_batch))
+            l_dist = primitive_ops.sum(l_dist) * (1.0 / (len(first) * n_batch))
         else:
             l_dist = variable.Variable(xp.zeros((), dtype))
 

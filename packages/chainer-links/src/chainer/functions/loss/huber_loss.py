@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -48,7 +48,9 @@ class HuberLoss(function_node.FunctionNode):
         if self.reduce == "sum_along_second_axis":
             shape = list(x.shape)
             shape[1] = 1
-            gy = _ops.broadcast_to(_ops.reshape(gy, tuple(shape)), x.shape)
+            gy = primitive_ops.broadcast_to(
+                primitive_ops.reshape(gy, tuple(shape)), x.shape
+            )
         gx = gy * ((x - t) * self._mask.astype(x.dtype) + self._outer)
         ret = []
         if 0 in indexes:

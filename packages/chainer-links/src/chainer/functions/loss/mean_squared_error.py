@@ -2,7 +2,7 @@ import numpy
 
 from chainer import backend
 from chainer import function_node
-from chainer._ops import basic_math
+from chainer.primitive_ops import basic_math
 from chainer.utils import type_check
 
 

@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions import _labels
 from chainer.functions.activation import sigmoid
 from chainer.functions.array import scatter_add
@@ -64,8 +64,12 @@ class NegativeSamplingFunction(function_node.FunctionNode):
         xp = backend.get_array_module(x.array)
         samples = self.samples
         n, k = samples.shape
-        w = _ops.get_item(W, samples)
-        wx = _ops.sum(w * _ops.broadcast_to(_ops.reshape(x, (n, 1, -1)), w.shape), 2)
+        w = primitive_ops.get_item(W, samples)
+        wx = primitive_ops.sum(
+            w
+            * primitive_ops.broadcast_to(primitive_ops.reshape(x, (n, 1, -1)), w.shape),
+            2,
+        )
         sign = xp.ones(k, x.dtype)
         sign[0] = -1
         # d/ds log(1 + exp(sign * s)) = sign * sigmoid(sign * s).
@@ -75,15 +79,17 @@ class NegativeSamplingFunction(function_node.FunctionNode):
             g = coeff * (gy * scale[:, None])
         else:
             g = coeff * (gy * scale)[:, None]
-        g = _ops.reshape(g, (n, k, 1))
+        g = primitive_ops.reshape(g, (n, k, 1))
         ret = []
         if 0 in indexes:
-            ret.append(_ops.sum(_ops.broadcast_to(g, w.shape) * w, axis=1))
+            ret.append(
+                primitive_ops.sum(primitive_ops.broadcast_to(g, w.shape) * w, axis=1)
+            )
         if 1 in indexes:
             ret.append(None)
         if 2 in indexes:
-            gw = _ops.broadcast_to(g, w.shape) * _ops.broadcast_to(
-                _ops.reshape(x, (n, 1, -1)), w.shape
+            gw = primitive_ops.broadcast_to(g, w.shape) * primitive_ops.broadcast_to(
+                primitive_ops.reshape(x, (n, 1, -1)), w.shape
             )
             zeros = xp.zeros(W.shape, W.dtype)
             ret.append(scatter_add.scatter_add(zeros, samples, gw))

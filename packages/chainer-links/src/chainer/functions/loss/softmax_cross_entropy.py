@@ -1,9 +1,9 @@
 import numpy
 
 import chainer
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import utils
 from chainer import variable
 from chainer.functions import _labels
@@ -200,6 +200,76 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             and bool(cache_score)
             and not enable_double_backprop
         )
+
+    @property
+    def coeff(self):
+        """Scale of the summed loss: 1 / (count of the rows or valid labels).
+
+        Set by the forward pass (or a kernel override) when ``reduce`` is
+        ``'mean'``; the gradient is scaled by ``gy * coeff`` too.
+        """
+        return self._coeff
+
+    @coeff.setter
+    def coeff(self, value):
+        self._coeff = value
+
+    @property
+    def flat_labels(self):
+        """Flat indexes into the ``(n, k)`` softmax at each row's label, or None.
+
+        Set by the fused 2-d paths for backward (see
+        :meth:`flat_label_indexes`), ignored labels pointing at class 0.
+        """
+        return self._labels
+
+    @flat_labels.setter
+    def flat_labels(self, value):
+        self._labels = value
+
+    @property
+    def row_weight(self):
+        """Per-row weights of the fused 2-d paths (1 kept, 0 ignored), or None.
+
+        None when no label is ignored.
+        """
+        return self._row_weight
+
+    @row_weight.setter
+    def row_weight(self, value):
+        self._row_weight = value
+
+    def check_hard_labels(self, t, k):
+        """Checks integer labels against ``k`` classes and ``ignore_label``.
+
+        Args:
+            t (:ref:`ndarray`): Integer labels.
+            k (int): Number of classes (``x.shape[1]``).
+
+        Returns:
+            tuple: ``(labels, plain)``: the labels safe to index with (ignored
+            ones replaced by 0) and whether none is ignored.
+
+        Raises:
+            ValueError: A label is neither a class nor ``ignore_label``
+                (a ``LabelRangeError``, also an ``IndexError``).
+        """
+        return _check_hard_labels(t, k, self.ignore_label)
+
+    @staticmethod
+    def flat_label_indexes(labels, k):
+        """Returns ``row * k + label`` for each row of an ``(n, k)`` array.
+
+        Args:
+            labels (:ref:`ndarray`): Checked labels, one per row.
+            k (int): Number of classes.
+
+        Returns:
+            :ref:`ndarray`: Flat indexes, in the labels' integer dtype unless
+            ``n * k`` overflows it.
+        """
+        xp = backend.get_array_module(labels)
+        return _row_offsets(xp, len(labels), k, labels.dtype) + labels
 
     @property
     def y(self):
@@ -471,7 +541,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             gx = gx * scale
         if self.reduce == "mean":
             return gx * (gy * self._coeff)
-        return gx * _ops.reshape(gy, _expand(gy.array, x.ndim).shape)
+        return gx * primitive_ops.reshape(gy, _expand(gy.array, x.ndim).shape)
 
 
 _X_ONLY = (0,)
@@ -487,6 +557,16 @@ class _SoftmaxCrossEntropyGradNoDoubleBackprop(function_node.FunctionNode):
         self._func = func
         self._y = y
         self._t = t
+
+    @property
+    def func(self):
+        """The :class:`SoftmaxCrossEntropy` node whose gradient this computes."""
+        return self._func
+
+    @property
+    def y(self):
+        """The softmax of ``x`` that the forward pass cached."""
+        return self._y
 
     def forward(self, inputs):
         _, gy = inputs

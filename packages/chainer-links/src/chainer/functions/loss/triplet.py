@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -49,8 +49,12 @@ class Triplet(function_node.FunctionNode):
         # Per-example coefficient, kept with a length-one axis 1 to broadcast.
         kept = (shape[0], 1, *shape[2:])
         active = self._active.reshape(kept).astype(anchor.dtype)
-        gy = gy * (1.0 / shape[0]) if self.reduce == "mean" else _ops.reshape(gy, kept)
-        g = _ops.broadcast_to(gy * active, shape) * 2
+        gy = (
+            gy * (1.0 / shape[0])
+            if self.reduce == "mean"
+            else primitive_ops.reshape(gy, kept)
+        )
+        g = primitive_ops.broadcast_to(gy * active, shape) * 2
         ret = []
         if 0 in indexes:
             ret.append(g * (negative - positive))

@@ -1,6 +1,6 @@
 import math
 
-from chainer import _ops
+from chainer import primitive_ops
 from chainer.functions.activation import softplus
 from chainer.functions.math import exponential
 
@@ -38,7 +38,7 @@ def gaussian_kl_divergence(mean, ln_var, reduce="sum"):
     """
     _check_reduce(reduce)
     loss = (mean * mean + exponential.exp(ln_var) - ln_var - 1) * 0.5
-    return _ops.sum(loss) if reduce == "sum" else loss
+    return primitive_ops.sum(loss) if reduce == "sum" else loss
 
 
 def bernoulli_nll(x, y, reduce="sum"):
@@ -64,7 +64,7 @@ def bernoulli_nll(x, y, reduce="sum"):
     """
     _check_reduce(reduce)
     loss = softplus.softplus(y) - x * y
-    return _ops.sum(loss) if reduce == "sum" else loss
+    return primitive_ops.sum(loss) if reduce == "sum" else loss
 
 
 def gaussian_nll(x, mean, ln_var, reduce="sum"):
@@ -95,4 +95,4 @@ def gaussian_nll(x, mean, ln_var, reduce="sum"):
     x_prec = exponential.exp(-ln_var)
     x_diff = x - mean
     loss = (ln_var + _LOG_2PI) * 0.5 + x_diff * x_diff * x_prec * 0.5
-    return _ops.sum(loss) if reduce == "sum" else loss
+    return primitive_ops.sum(loss) if reduce == "sum" else loss

@@ -1,6 +1,6 @@
 """(Weighted) averages: ``average`` is the core primitive; ``mean`` is its alias."""
 
-from chainer._ops import average
+from chainer.primitive_ops import average
 
 __all__ = ["average", "mean"]
 

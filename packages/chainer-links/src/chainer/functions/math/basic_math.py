@@ -5,21 +5,23 @@ The nodes are core primitives: ``Variable``'s operators (``+``, ``-``, ``*``,
 Chainer's module path.
 """
 
-from chainer import _ops
-from chainer._ops.basic_math import Absolute
-from chainer._ops.basic_math import Add
-from chainer._ops.basic_math import AddConstant
-from chainer._ops.basic_math import Div
-from chainer._ops.basic_math import DivFromConstant
-from chainer._ops.basic_math import Mul
-from chainer._ops.basic_math import MulConstant
-from chainer._ops.basic_math import Neg
-from chainer._ops.basic_math import PowConstVar
-from chainer._ops.basic_math import PowVarConst
-from chainer._ops.basic_math import PowVarVar
-from chainer._ops.basic_math import Sub
-from chainer._ops.basic_math import SubFromConstant
-from chainer._ops.basic_math import _convert_value_to_string  # noqa: F401
+from chainer import primitive_ops
+from chainer.primitive_ops.basic_math import Absolute
+from chainer.primitive_ops.basic_math import Add
+from chainer.primitive_ops.basic_math import AddConstant
+from chainer.primitive_ops.basic_math import Div
+from chainer.primitive_ops.basic_math import DivFromConstant
+from chainer.primitive_ops.basic_math import Mul
+from chainer.primitive_ops.basic_math import MulConstant
+from chainer.primitive_ops.basic_math import Neg
+from chainer.primitive_ops.basic_math import PowConstVar
+from chainer.primitive_ops.basic_math import PowVarConst
+from chainer.primitive_ops.basic_math import PowVarVar
+from chainer.primitive_ops.basic_math import Sub
+from chainer.primitive_ops.basic_math import SubFromConstant
+from chainer.primitive_ops.basic_math import (  # noqa: F401 (Chainer 7's name)
+    convert_value_to_string as _convert_value_to_string,
+)
 
 __all__ = [
     "Absolute",
@@ -67,4 +69,4 @@ def add(*xs):
     Returns:
         ~chainer.Variable: The sum, of the broadcast shape.
     """
-    return _ops.add(*xs)
+    return primitive_ops.add(*xs)

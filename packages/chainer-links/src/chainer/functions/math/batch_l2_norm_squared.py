@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -28,8 +28,8 @@ class BatchL2NormSquared(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         (x,) = self.get_retained_inputs()
         (gy,) = grad_outputs
-        gy = _ops.reshape(gy, (len(gy),) + (1,) * (x.ndim - 1))
-        return (_ops.broadcast_to(gy, x.shape) * x * 2,)
+        gy = primitive_ops.reshape(gy, (len(gy),) + (1,) * (x.ndim - 1))
+        return (primitive_ops.broadcast_to(gy, x.shape) * x * 2,)
 
 
 def batch_l2_norm_squared(x):

@@ -1,7 +1,7 @@
 """Elementwise summation with Caffe-style broadcasting."""
 
 import chainer
-from chainer import _ops
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -52,5 +52,5 @@ def bias(x, y, axis=1):
     """
     y1_shape = _y_shape(x.shape, y.shape, axis)
     if y1_shape != y.shape:
-        y = _ops.reshape(y, y1_shape)
-    return _ops.add(x, y)
+        y = primitive_ops.reshape(y, y1_shape)
+    return primitive_ops.add(x, y)

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.math import inv
 from chainer.functions.math import matmul
 from chainer.utils import type_check
@@ -44,7 +44,7 @@ class Cholesky(function_node.FunctionNode):
         phi = matmul.matmul(y, gy, transa=True) * mask
         y_inv = inv.inv(y)
         s = matmul.matmul(matmul.matmul(y_inv, phi, transa=True), y_inv)
-        return ((s + _ops.transpose(s)) * 0.5,)
+        return ((s + primitive_ops.transpose(s)) * 0.5,)
 
 
 def cholesky(a):

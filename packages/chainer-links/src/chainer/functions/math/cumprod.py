@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.array import concat
 from chainer.functions.math import cumsum
 from chainer.utils import type_check
@@ -11,7 +11,7 @@ from chainer.utils import type_check
 def _flip(x, axis):
     index = [slice(None)] * x.ndim
     index[axis] = slice(None, None, -1)
-    return _ops.get_item(x, tuple(index))
+    return primitive_ops.get_item(x, tuple(index))
 
 
 def _shift(x, axis, d):
@@ -24,9 +24,9 @@ def _shift(x, axis, d):
     index = [slice(None)] * x.ndim
     if d > 0:
         index[axis] = slice(0, n - 1)
-        return concat.concat((zero, _ops.get_item(x, tuple(index))), axis)
+        return concat.concat((zero, primitive_ops.get_item(x, tuple(index))), axis)
     index[axis] = slice(1, n)
-    return concat.concat((_ops.get_item(x, tuple(index)), zero), axis)
+    return concat.concat((primitive_ops.get_item(x, tuple(index)), zero), axis)
 
 
 def _unit(shape, axis, position, dtype, xp):
@@ -117,7 +117,7 @@ class Cumprod(function_node.FunctionNode):
         (gy,) = grad_outputs
         shape = x.shape
         if self.axis is None:
-            x = _ops.reshape(x, (x.size,))
+            x = primitive_ops.reshape(x, (x.size,))
             axis = 0
         else:
             axis = self.axis % x.ndim
@@ -134,7 +134,7 @@ class Cumprod(function_node.FunctionNode):
             (r,) = _Scan(axis, True).apply((_shift(x, axis, -1), gy))
             gx = before * r
         if self.axis is None:
-            gx = _ops.reshape(gx, shape)
+            gx = primitive_ops.reshape(gx, shape)
         return (gx,)
 
 

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -18,7 +18,7 @@ def _flip(x, axis):
     # Reversal along ``axis`` as a differentiable basic-indexing view.
     index = [slice(None)] * x.ndim
     index[axis] = slice(None, None, -1)
-    return _ops.get_item(x, tuple(index))
+    return primitive_ops.get_item(x, tuple(index))
 
 
 class Cumsum(function_node.FunctionNode):
@@ -52,7 +52,7 @@ class Cumsum(function_node.FunctionNode):
         axis = 0 if self.axis is None else self.axis % len(shape)
         gx = _flip(cumsum(_flip(gy, axis), axis), axis)
         if self.axis is None:
-            gx = _ops.reshape(gx, shape)
+            gx = primitive_ops.reshape(gx, shape)
         return (gx,)
 
 

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.math import inv
 from chainer.utils import type_check
 
@@ -37,9 +37,9 @@ class BatchDet(function_node.FunctionNode):
         (y,) = self.get_retained_outputs()
         (gy,) = grad_outputs
         # d det(A) / dA = det(A) * A^-T.
-        scale = _ops.reshape(gy * y, (len(y), 1, 1))
-        a_inv_t = _ops.transpose(inv.batch_inv(a), (0, 2, 1))
-        return (_ops.broadcast_to(scale, a.shape) * a_inv_t,)
+        scale = primitive_ops.reshape(gy * y, (len(y), 1, 1))
+        a_inv_t = primitive_ops.transpose(inv.batch_inv(a), (0, 2, 1))
+        return (primitive_ops.broadcast_to(scale, a.shape) * a_inv_t,)
 
 
 def batch_det(a):
@@ -84,5 +84,5 @@ def det(a):
     """
     if a.ndim != 2:
         raise type_check.InvalidType("a.ndim == 2", f"{a.ndim} != 2")
-    (y,) = BatchDet().apply((_ops.reshape(a, (1, *a.shape)),))
-    return _ops.reshape(y, ())
+    (y,) = BatchDet().apply((primitive_ops.reshape(a, (1, *a.shape)),))
+    return primitive_ops.reshape(y, ())

@@ -3,9 +3,9 @@ import string
 
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -81,7 +81,7 @@ class EinSum(function_node.FunctionNode):
         node = DiagEinSum(subs, self.in_subs[i], xs[i].shape)
         (g,) = node.apply((gy, *(xs[j] for j in others)))
         if g.dtype != xs[i].dtype:
-            g = _ops.cast(g, xs[i].dtype)
+            g = primitive_ops.cast(g, xs[i].dtype)
         return g
 
 

@@ -4,7 +4,7 @@ import math
 
 from chainer import backend
 from chainer import function_node
-from chainer._ops import basic_math
+from chainer.primitive_ops import basic_math
 from chainer.utils import type_check
 
 # The natural logarithm is the core primitive behind ``Variable`` arithmetic.

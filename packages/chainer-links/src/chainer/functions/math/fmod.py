@@ -1,8 +1,8 @@
 """Elementwise floating-point remainder (``numpy.fmod``)."""
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -35,7 +35,7 @@ class Fmod(function_node.FunctionNode):
                 xp = backend.get_array_module(x)
                 gx = gy * -xp.trunc(x.array / divisor.array)
             shape = (x if i == 0 else divisor).shape
-            ret.append(gx if gx.shape == shape else _ops.sum_to(gx, shape))
+            ret.append(gx if gx.shape == shape else primitive_ops.sum_to(gx, shape))
         return tuple(ret)
 
 

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.math import exponential
 from chainer.utils import type_check
 
@@ -55,8 +55,8 @@ class LogSumExp(function_node.FunctionNode):
         (y,) = self.get_retained_outputs()
         (gy,) = grad_outputs
         kept = _kept_shape(x.shape, self.axis)
-        y = _ops.broadcast_to(_ops.reshape(y, kept), x.shape)
-        gy = _ops.broadcast_to(_ops.reshape(gy, kept), x.shape)
+        y = primitive_ops.broadcast_to(primitive_ops.reshape(y, kept), x.shape)
+        gy = primitive_ops.broadcast_to(primitive_ops.reshape(gy, kept), x.shape)
         return (gy * exponential.exp(x - y),)
 
 

@@ -2,17 +2,19 @@ import warnings
 
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
-from chainer._ops.basic_math import MatMul as MatMul  # the node F.matmul applies
+from chainer import primitive_ops
+from chainer.primitive_ops.basic_math import (
+    MatMul as MatMul,  # the node F.matmul applies
+)
 from chainer.utils import type_check
 
 
 def _swap_last(x):
     axes = list(range(x.ndim))
     axes[-1], axes[-2] = axes[-2], axes[-1]
-    return _ops.transpose(x, tuple(axes))
+    return primitive_ops.transpose(x, tuple(axes))
 
 
 def matmul(a, b, transa=False, transb=False):
@@ -51,9 +53,9 @@ def matmul(a, b, transa=False, transb=False):
         b = _swap_last(b)
     if a.dtype != b.dtype:
         dtype = numpy.result_type(a.dtype, b.dtype)
-        a = _ops.cast(a, dtype)
-        b = _ops.cast(b, dtype)
-    return _ops.matmul(a, b)
+        a = primitive_ops.cast(a, dtype)
+        b = primitive_ops.cast(b, dtype)
+    return primitive_ops.matmul(a, b)
 
 
 def _batch_mat_shape(shape):
@@ -108,21 +110,21 @@ class BatchMatMul(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         a, b = self.get_retained_inputs()
         (gy,) = grad_outputs
-        a3 = _ops.reshape(a, _batch_mat_shape(a.shape))
-        b3 = _ops.reshape(b, _batch_mat_shape(b.shape))
+        a3 = primitive_ops.reshape(a, _batch_mat_shape(a.shape))
+        b3 = primitive_ops.reshape(b, _batch_mat_shape(b.shape))
         ret = []
         if 0 in indexes:
             if self.transa:
                 ga = matmul(b3, gy, transa=self.transb, transb=True)
             else:
                 ga = matmul(gy, b3, transb=not self.transb)
-            ret.append(_ops.reshape(ga, a.shape))
+            ret.append(primitive_ops.reshape(ga, a.shape))
         if 1 in indexes:
             if self.transb:
                 gb = matmul(gy, a3, transa=True, transb=self.transa)
             else:
                 gb = matmul(a3, gy, transa=not self.transa)
-            ret.append(_ops.reshape(gb, b.shape))
+            ret.append(primitive_ops.reshape(gb, b.shape))
         return tuple(ret)
 
 

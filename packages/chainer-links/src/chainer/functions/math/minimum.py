@@ -1,8 +1,8 @@
 """Elementwise minimum of two arrays."""
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -31,7 +31,7 @@ class Minimum(function_node.FunctionNode):
             mask = self._x1_wins if i == 0 else xp.logical_not(self._x1_wins)
             gx = gy * mask
             shape = self.inputs[i].shape
-            ret.append(gx if gx.shape == shape else _ops.sum_to(gx, shape))
+            ret.append(gx if gx.shape == shape else primitive_ops.sum_to(gx, shape))
         return tuple(ret)
 
 

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 _INT_TYPES = (int, numpy.integer)
@@ -57,11 +57,11 @@ class SelectorBase(function_node.FunctionNode):
         if not self.keepdims:
             kept = _kept_shape(x.shape, self.axis)
             y = y.reshape(kept)
-            gy = _ops.reshape(gy, kept)
+            gy = primitive_ops.reshape(gy, kept)
         # NOTE: every element equal to the extremum gets the full gradient,
         # as in Chainer; ties are not split.
         cond = (x == y).astype(x.dtype)
-        return (_ops.broadcast_to(gy, x.shape) * cond,)
+        return (primitive_ops.broadcast_to(gy, x.shape) * cond,)
 
 
 def _kept_shape(shape, axis):

@@ -1,8 +1,8 @@
 """Elementwise polygamma function (needs SciPy)."""
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import utils
 from chainer.functions.math import _special
 from chainer.utils import type_check
@@ -32,7 +32,7 @@ class PolyGamma(function_node.FunctionNode):
         n, x = self.get_retained_inputs()
         gx = grad_outputs[0] * polygamma(utils.force_array(n.array + 1), x)
         if gx.shape != x.shape:
-            gx = _ops.sum_to(gx, x.shape)
+            gx = primitive_ops.sum_to(gx, x.shape)
         # n is an integer order: it has no gradient.
         return tuple(None if i == 0 else gx for i in indexes)
 

@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.array import concat
 from chainer.functions.math import cumprod
 from chainer.utils import type_check
@@ -50,10 +50,10 @@ class Prod(function_node.FunctionNode):
         (gy,) = grad_outputs
         if not self.keepdims:
             kept = _kept_shape(x.shape, self.axis)
-            gy = _ops.reshape(gy, kept)
-            y = _ops.reshape(y, kept)
-        gy = _ops.broadcast_to(gy, x.shape)
-        y = _ops.broadcast_to(y, x.shape)
+            gy = primitive_ops.reshape(gy, kept)
+            y = primitive_ops.reshape(y, kept)
+        gy = primitive_ops.broadcast_to(gy, x.shape)
+        y = primitive_ops.broadcast_to(y, x.shape)
         if not (x.array == 0).any():
             return (gy * y / x,)
         return (gy * _product_of_others(x, self.axis),)
@@ -68,21 +68,21 @@ def _product_of_others(x, axis):
     axes = tuple(range(ndim)) if axis is None else tuple(a % ndim for a in axis)
     rest = tuple(i for i in range(ndim) if i not in axes)
     perm = axes + rest
-    xt = _ops.transpose(x, perm) if perm != tuple(range(ndim)) else x
+    xt = primitive_ops.transpose(x, perm) if perm != tuple(range(ndim)) else x
     t_shape = xt.shape
     n = 1
     for a in axes:
         n *= x.shape[a]
-    xt = _ops.reshape(xt, (n, *t_shape[len(axes) :]))
+    xt = primitive_ops.reshape(xt, (n, *t_shape[len(axes) :]))
     if n <= 1:
         return x * 0 + 1
     one = xp.ones((1, *xt.shape[1:]), x.dtype)
     left = cumprod.cumprod(xt[:-1], axis=0)
     right = cumprod.cumprod(xt[:0:-1], axis=0)[::-1]
     g = concat.concat((one, left), 0) * concat.concat((right, one), 0)
-    g = _ops.reshape(g, t_shape)
+    g = primitive_ops.reshape(g, t_shape)
     if perm != tuple(range(ndim)):
-        g = _ops.transpose(g, tuple(numpy.argsort(perm)))
+        g = primitive_ops.transpose(g, tuple(numpy.argsort(perm)))
     return g
 
 

@@ -1,7 +1,7 @@
 """Elementwise product with Caffe-style broadcasting."""
 
-from chainer import _ops
-from chainer._ops import basic_math
+from chainer import primitive_ops
+from chainer.primitive_ops import basic_math
 from chainer.utils import type_check
 
 
@@ -45,5 +45,5 @@ def scale(x, y, axis=1):
     """
     y1_shape = _y_shape(x.shape, y.shape, axis)
     if y1_shape != y.shape:
-        y = _ops.reshape(y, y1_shape)
+        y = primitive_ops.reshape(y, y1_shape)
     return basic_math.Mul().apply((x, y))[0]

@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import variable
 from chainer.utils import type_check
 
@@ -96,20 +96,20 @@ class CooMatMul(function_node.FunctionNode):
             row, col = col, row
         dense_op = _swap_last(dense) if self.transb else dense
         if data.ndim == 1:
-            rows = _ops.get_item(gy, row)
-            cols = _ops.get_item(dense_op, col)
+            rows = primitive_ops.get_item(gy, row)
+            cols = primitive_ops.get_item(dense_op, col)
         else:
             batch = xp.arange(data.shape[0])[:, None]
-            rows = _ops.get_item(gy, (batch, row))
-            cols = _ops.get_item(dense_op, (batch, col))
-        g = _ops.sum(rows * cols, axis=-1)
+            rows = primitive_ops.get_item(gy, (batch, row))
+            cols = primitive_ops.get_item(dense_op, (batch, col))
+        g = primitive_ops.sum(rows * cols, axis=-1)
         return g * valid.astype(data.dtype)
 
 
 def _swap_last(x):
     axes = list(range(x.ndim))
     axes[-1], axes[-2] = axes[-2], axes[-1]
-    return _ops.transpose(x, tuple(axes))
+    return primitive_ops.transpose(x, tuple(axes))
 
 
 def sparse_matmul(a, b, transa=False, transb=False):

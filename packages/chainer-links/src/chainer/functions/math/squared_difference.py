@@ -1,5 +1,5 @@
-from chainer import _ops
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -33,7 +33,7 @@ class SquaredDifference(function_node.FunctionNode):
 
 
 def _sum_to(g, shape):
-    return g if g.shape == shape else _ops.sum_to(g, shape)
+    return g if g.shape == shape else primitive_ops.sum_to(g, shape)
 
 
 def squared_difference(x1, x2):

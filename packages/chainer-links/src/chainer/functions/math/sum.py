@@ -1,8 +1,8 @@
 """Sum reductions: ``sum`` and ``sum_to`` are the core primitives."""
 
-from chainer._ops import sum
-from chainer._ops import sum_to
-from chainer._ops.array import SumTo
-from chainer._ops.reduction import Sum
+from chainer.primitive_ops import sum
+from chainer.primitive_ops import sum_to
+from chainer.primitive_ops.array import SumTo
+from chainer.primitive_ops.reduction import Sum
 
 __all__ = ["Sum", "SumTo", "sum", "sum_to"]

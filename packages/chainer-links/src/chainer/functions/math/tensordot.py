@@ -1,8 +1,8 @@
 import numbers
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -51,12 +51,12 @@ def _as_axis_tuple(axes, ndim, name):
 def _transpose_if_needed(x, perm):
     if perm == list(range(len(perm))):
         return x
-    return _ops.transpose(x, tuple(perm))
+    return primitive_ops.transpose(x, tuple(perm))
 
 
 def _cast_if_needed(x, dtype):
     # With operands of different dtypes, each gradient takes its operand's.
-    return x if x.dtype == dtype else _ops.cast(x, dtype)
+    return x if x.dtype == dtype else primitive_ops.cast(x, dtype)
 
 
 class TensorDot(function_node.FunctionNode):

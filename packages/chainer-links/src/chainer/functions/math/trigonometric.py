@@ -1,8 +1,8 @@
 """Trigonometric functions and their inverses (sin, cos, tan, arcsin ...)."""
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -137,7 +137,7 @@ class Arctan2(function_node.FunctionNode):
         for i in indexes:
             gx = g * x2 if i == 0 else -g * x1
             shape = (x1 if i == 0 else x2).shape
-            ret.append(gx if gx.shape == shape else _ops.sum_to(gx, shape))
+            ret.append(gx if gx.shape == shape else primitive_ops.sum_to(gx, shape))
         return tuple(ret)
 
 

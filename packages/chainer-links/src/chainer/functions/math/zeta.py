@@ -1,8 +1,8 @@
 """Elementwise Hurwitz zeta function (needs SciPy)."""
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import variable
 from chainer.functions.math import _special
 from chainer.utils import type_check
@@ -39,7 +39,7 @@ class Zeta(function_node.FunctionNode):
         # d zeta(x, q) / dq = -x zeta(x + 1, q)
         gq = grad_outputs[0] * zeta(x + 1, q) * -x
         if gq.shape != q.shape:
-            gq = _ops.sum_to(gq, q.shape)
+            gq = primitive_ops.sum_to(gq, q.shape)
         return (gq,)
 
 

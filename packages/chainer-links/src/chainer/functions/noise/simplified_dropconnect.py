@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer import variable
 from chainer.utils import type_check
 
@@ -89,28 +89,30 @@ class SimplifiedDropconnect(function_node.FunctionNode):
         (gy,) = grad_outputs
         dtype = numpy.result_type(x.dtype, W.dtype)
         mask = self._scaled_mask(dtype)
-        x2 = _ops.cast(_ops.reshape(x, (x.shape[0], -1)), dtype)
-        gy = _ops.cast(gy, dtype)
+        x2 = primitive_ops.cast(primitive_ops.reshape(x, (x.shape[0], -1)), dtype)
+        gy = primitive_ops.cast(gy, dtype)
         ret = []
         if 0 in indexes:
-            W_masked = _ops.cast(W, dtype) * mask
+            W_masked = primitive_ops.cast(W, dtype) * mask
             if self.use_batchwise_mask:
-                gy3 = _ops.reshape(gy, (gy.shape[0], 1, gy.shape[1]))
-                gx = _ops.reshape(_ops.matmul(gy3, W_masked), x2.shape)
+                gy3 = primitive_ops.reshape(gy, (gy.shape[0], 1, gy.shape[1]))
+                gx = primitive_ops.reshape(
+                    primitive_ops.matmul(gy3, W_masked), x2.shape
+                )
             else:
-                gx = _ops.matmul(gy, W_masked)
-            ret.append(_ops.cast(_ops.reshape(gx, x.shape), x.dtype))
+                gx = primitive_ops.matmul(gy, W_masked)
+            ret.append(primitive_ops.cast(primitive_ops.reshape(gx, x.shape), x.dtype))
         if 1 in indexes:
             if self.use_batchwise_mask:
-                gy3 = _ops.reshape(gy, (gy.shape[0], gy.shape[1], 1))
-                x3 = _ops.reshape(x2, (x2.shape[0], 1, x2.shape[1]))
-                gW = _ops.sum(_ops.matmul(gy3, x3) * mask, axis=0)
+                gy3 = primitive_ops.reshape(gy, (gy.shape[0], gy.shape[1], 1))
+                x3 = primitive_ops.reshape(x2, (x2.shape[0], 1, x2.shape[1]))
+                gW = primitive_ops.sum(primitive_ops.matmul(gy3, x3) * mask, axis=0)
             else:
-                gW = _ops.matmul(_ops.transpose(gy), x2) * mask
-            ret.append(_ops.cast(gW, W.dtype))
+                gW = primitive_ops.matmul(primitive_ops.transpose(gy), x2) * mask
+            ret.append(primitive_ops.cast(gW, W.dtype))
         if 2 in indexes:
             b_dtype = self.inputs[2].dtype
-            ret.append(_ops.cast(_ops.sum(gy, axis=0), b_dtype))
+            ret.append(primitive_ops.cast(primitive_ops.sum(gy, axis=0), b_dtype))
         return tuple(ret)
 
 

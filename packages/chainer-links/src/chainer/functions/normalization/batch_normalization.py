@@ -20,6 +20,21 @@ class BatchNormalization(function_node.FunctionNode):
 
     mean = None
     inv_std = None
+    _layout = None
+
+    @property
+    def layout(self):
+        """Reduction layout of ``x`` (a ``moments.Layout``), or None.
+
+        Set by the forward pass, or by a kernel override, to
+        ``moments.get_layout(x.shape, axis)``
+        (:mod:`chainer.functions.normalization.moments`).
+        """
+        return self._layout
+
+    @layout.setter
+    def layout(self, value):
+        self._layout = value
 
     def __init__(self, eps=2e-5, mean=None, var=None, decay=0.9, axis=None):
         self.running_mean = mean
@@ -93,6 +108,42 @@ class BatchNormalizationGrad(function_node.FunctionNode):
         self.mean = mean
         self.inv_std = inv_std
         self._layout = layout
+
+    @property
+    def layout(self):
+        """Reduction layout of ``x`` (a ``moments.Layout``), or None.
+
+        Set by the forward pass, or by a kernel override, to
+        ``moments.get_layout(x.shape, axis)``
+        (:mod:`chainer.functions.normalization.moments`).
+        """
+        return self._layout
+
+    @layout.setter
+    def layout(self, value):
+        self._layout = value
+
+    @property
+    def ggamma(self):
+        """Flat per-channel gradient of ``gamma`` kept for backward, or None.
+
+        In the compute dtype of the statistics; set by the forward pass (or a
+        kernel override), with :attr:`gbeta`.
+        """
+        return getattr(self, "_ggamma", None)
+
+    @ggamma.setter
+    def ggamma(self, value):
+        self._ggamma = value
+
+    @property
+    def gbeta(self):
+        """Flat per-channel gradient of ``beta`` kept for backward, or None."""
+        return getattr(self, "_gbeta", None)
+
+    @gbeta.setter
+    def gbeta(self, value):
+        self._gbeta = value
 
     def forward(self, inputs):
         x, gamma, gy = inputs
@@ -211,6 +262,20 @@ class FixedBatchNormalization(function_node.FunctionNode):
     """Batch normalization with given statistics (test mode)."""
 
     inv_std = None
+    _full = None
+
+    @property
+    def full(self):
+        """Shape that broadcasts a per-channel statistic against ``x``, or None.
+
+        ``x.shape`` with 1 on the reduced axes (``moments.Layout.full``); set
+        by the forward pass (or a kernel override) for backward.
+        """
+        return self._full
+
+    @full.setter
+    def full(self, value):
+        self._full = value
 
     def __init__(self, eps=2e-5, axis=None):
         self.eps = eps

@@ -63,6 +63,11 @@ class AveragePoolingNDGrad(function_node.FunctionNode):
     def __init__(self, apool):
         self._apool = apool
 
+    @property
+    def apool(self):
+        """The :class:`AveragePoolingND` node whose gradient this node computes."""
+        return self._apool
+
     def forward(self, inputs):
         (gy,) = inputs
         p = self._apool

@@ -55,6 +55,27 @@ class MaxPoolingND(pooling_nd.PoolingND):
         """
         return self._compact_indexes().astype(numpy.int64)
 
+    def compact_indexes(self):
+        """Window-local argmax of each output element, in a compact int dtype.
+
+        The same values as :attr:`indexes` (kernel taps in C order over
+        ``ksize``), in the integer dtype they were found in; found on first
+        use from what the forward pass kept, unless :meth:`set_indexes` gave
+        them.
+        """
+        return self._compact_indexes()
+
+    def set_indexes(self, indexes):
+        """Keeps the window-local argmax that a kernel override computed.
+
+        Args:
+            indexes (:ref:`ndarray`): Integer array ``(n, c, *out_size)``
+                counting kernel taps in C order over ``ksize`` (first maximum
+                on ties). The input and output kept to find them are dropped.
+        """
+        self._indexes = indexes
+        self._x = self._y = None
+
     def _compact_indexes(self):
         if self._indexes is None:
             if self._y is None:
@@ -74,6 +95,11 @@ class MaxPoolingNDGrad(function_node.FunctionNode):
 
     def __init__(self, mpool):
         self._mpool = mpool
+
+    @property
+    def mpool(self):
+        """The :class:`MaxPoolingND` node whose argmax this node uses."""
+        return self._mpool
 
     def forward(self, inputs):
         (gy,) = inputs
@@ -97,6 +123,11 @@ class MaxPoolingNDWithIndexes(function_node.FunctionNode):
 
     def __init__(self, mpool):
         self._mpool = mpool
+
+    @property
+    def mpool(self):
+        """The :class:`MaxPoolingND` node whose argmax this node uses."""
+        return self._mpool
 
     def forward(self, inputs):
         (x,) = inputs

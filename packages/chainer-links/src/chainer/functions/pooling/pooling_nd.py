@@ -67,6 +67,27 @@ class PoolingND(function_node.FunctionNode):
                     f"cover_all = {self.cover_all}",
                 )
 
+    def setup_geometry(self, in_size):
+        """Computes the window geometry for an input of spatial shape ``in_size``.
+
+        Sets :attr:`in_size` and :attr:`out_size`. The forward pass calls it,
+        and so must a kernel override that replaces the forward pass.
+
+        Args:
+            in_size (tuple of int): Spatial shape of ``x`` (``x.shape[2:]``).
+        """
+        self._setup(in_size)
+
+    @property
+    def in_size(self):
+        """Spatial shape of the input of the forward pass (None before it)."""
+        return getattr(self, "_in_size", None)
+
+    @property
+    def out_size(self):
+        """Spatial shape of the output of the forward pass (None before it)."""
+        return getattr(self, "_out_size", None)
+
     def _setup(self, in_size):
         # Geometry of windows over an input of spatial shape ``in_size``.
         self._in_size = tuple(in_size)

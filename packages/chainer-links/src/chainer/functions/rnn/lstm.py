@@ -42,6 +42,29 @@ class LSTM(function_node.FunctionNode):
     _gates = None
     _tanh_c = None
 
+    @property
+    def gates(self):
+        """Activated gates ``(4, B, H, ...)`` kept for backward, or None.
+
+        ``gates[0]`` is ``tanh(a)`` and ``gates[1:]`` the sigmoids of ``i``,
+        ``f`` and ``o``. Set by the forward pass (a kernel override sets it
+        too); :class:`LSTMGrad` reads it.
+        """
+        return self._gates
+
+    @gates.setter
+    def gates(self, value):
+        self._gates = value
+
+    @property
+    def tanh_c(self):
+        """``tanh(c)`` of the new cell state kept for backward, or None."""
+        return self._tanh_c
+
+    @tanh_c.setter
+    def tanh_c(self, value):
+        self._tanh_c = value
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("c", "x"))
         c_type, x_type = in_types

@@ -1,9 +1,9 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import initializers
 from chainer import link
+from chainer import primitive_ops
 from chainer import variable
 from chainer.functions.array import transpose_sequence
 from chainer.functions.loss import crf1d
@@ -22,7 +22,7 @@ def _unsort(v, order):
     inverse = numpy.empty_like(order)
     inverse[order] = numpy.arange(len(order))
     xp = backend.get_array_module(v)
-    return _ops.get_item(v, xp.asarray(inverse))
+    return primitive_ops.get_item(v, xp.asarray(inverse))
 
 
 class CRF1d(link.Link):

@@ -5,11 +5,11 @@ import numbers
 import numpy
 
 import chainer
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
 from chainer import initializers
 from chainer import link
+from chainer import primitive_ops
 from chainer import variable
 from chainer.functions import _labels
 from chainer.functions.activation import sigmoid
@@ -232,24 +232,28 @@ class BinaryHierarchicalSoftmaxFunction(function_node.FunctionNode):
         ids, signs = self._node_ids, self._signs
         n, length = ids.shape
         n_in = x.shape[1]
-        w = _ops.get_item(W, ids)
-        wx = _ops.reshape(_ops.matmul(w, _ops.reshape(x, (n, n_in, 1))), (n, length))
+        w = primitive_ops.get_item(W, ids)
+        wx = primitive_ops.reshape(
+            primitive_ops.matmul(w, primitive_ops.reshape(x, (n, n_in, 1))), (n, length)
+        )
         g = sigmoid.sigmoid(wx * -signs) * (-signs) * gy
         ret = []
         if 0 in indexes:
-            gx = _ops.matmul(_ops.reshape(g, (n, 1, length)), w)
-            ret.append(_ops.reshape(gx, (n, n_in)))
+            gx = primitive_ops.matmul(primitive_ops.reshape(g, (n, 1, length)), w)
+            ret.append(primitive_ops.reshape(gx, (n, n_in)))
         if 1 in indexes:
             ret.append(None)
         if 2 in indexes:
-            rows = _ops.reshape(g, (n, length, 1)) * _ops.reshape(x, (n, 1, n_in))
+            rows = primitive_ops.reshape(g, (n, length, 1)) * primitive_ops.reshape(
+                x, (n, 1, n_in)
+            )
             xp = backend.get_array_module(x)
             gW = scatter_add.scatter_add(
                 xp.zeros(W.size, W.dtype),
                 self._flat_indexes(n_in),
-                _ops.reshape(rows, (-1,)),
+                primitive_ops.reshape(rows, (-1,)),
             )
-            ret.append(_ops.reshape(gW, W.shape))
+            ret.append(primitive_ops.reshape(gW, W.shape))
         return tuple(ret)
 
 

@@ -4,7 +4,7 @@ A name that is not one of the built-in extensions is looked up among the
 extensions registered through the ``chainer.plugins`` entry point.
 """
 
-from chainer.training import _lazy
+from chainer.utils import lazy_namespace as _lazy_namespace
 
 _NAMES = {
     "DumpGraph": "computational_graph",
@@ -59,26 +59,7 @@ _SUBMODULES = (
     "warmup_shift",
 )
 
-_builtin_getattr, _builtin_dir, __all__ = _lazy.attach(__name__, _NAMES, _SUBMODULES)
-
-
-def __getattr__(name):
-    try:
-        return _builtin_getattr(name)
-    except AttributeError:
-        if name.startswith("__"):
-            raise
-    from chainer import plugins
-
-    try:
-        return plugins.get_extension(name)
-    except KeyError:
-        raise AttributeError(
-            f"module 'chainer.training.extensions' has no attribute {name!r}"
-        ) from None
-
-
-def __dir__():
-    from chainer import plugins
-
-    return sorted(set(_builtin_dir()) | set(plugins.names("extensions")))
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = _lazy_namespace.attach(
+    __name__, _NAMES, _SUBMODULES, plugin_kind="extensions"
+)

@@ -1,6 +1,6 @@
 """Triggers: callables deciding when an extension runs or training stops."""
 
-from chainer.training import _lazy
+from chainer.utils import lazy_namespace as _lazy_namespace
 
 _NAMES = {
     "BestValueTrigger": "minmax_value_trigger",
@@ -13,4 +13,5 @@ _NAMES = {
     "TimeTrigger": "time_trigger",
 }
 
-__getattr__, __dir__, __all__ = _lazy.attach(__name__, _NAMES)
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = _lazy_namespace.attach(__name__, _NAMES)

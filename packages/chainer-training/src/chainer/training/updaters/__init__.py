@@ -1,6 +1,6 @@
 """Updaters: one training iteration (read a batch, compute the loss, update)."""
 
-from chainer.training import _lazy
+from chainer.utils import lazy_namespace as _lazy_namespace
 
 _NAMES = {
     "StandardUpdater": "standard_updater",
@@ -8,4 +8,5 @@ _NAMES = {
     "MultiprocessParallelUpdater": "multiprocess_parallel_updater",
 }
 
-__getattr__, __dir__, __all__ = _lazy.attach(__name__, _NAMES)
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = _lazy_namespace.attach(__name__, _NAMES)

@@ -3,7 +3,7 @@
 Issue 22: importing Chainer used to shorten OpenBLAS's idle spin (restarting
 its threads) and call glibc's ``mallopt``. Now the thread team, the BLAS
 settings and the host memory retention wait for the first NumPy
-convolution (``chainer.utils._parallel.engage``). Each check runs in a fresh
+convolution (``chainer_cpu._parallel.engage``). Each check runs in a fresh
 interpreter, because the state in question belongs to the whole process.
 """
 
@@ -16,8 +16,8 @@ import sys
 import pytest
 
 from chainer import _host_memory
-from chainer.utils import _blas
-from chainer.utils import _parallel
+from chainer_cpu import _blas
+from chainer_cpu import _parallel
 
 _VARS = (
     "CHAINER_CPU_PARALLEL",
@@ -29,8 +29,17 @@ _VARS = (
 )
 
 
+def _user_env():
+    # A user's process: the installed plugins load (chainer-cpu among them).
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in _VARS and k != "CHAINER_DISABLE_PLUGIN_AUTOLOAD"
+    }
+
+
 def _python(code, **env_changes):
-    env = {k: v for k, v in os.environ.items() if k not in _VARS}
+    env = _user_env()
     env.update(env_changes)
     return subprocess.run(
         [sys.executable, "-c", code],
@@ -66,7 +75,7 @@ glibc_only = pytest.mark.skipif(not _is_glibc(), reason="needs glibc")
 _IMPORT_PROBE = """
 import json, threading
 import numpy
-from chainer.utils import _blas  # numpy only: finds NumPy's OpenBLAS
+from chainer_cpu import _blas  # numpy only: finds NumPy's OpenBLAS
 blas = _blas.openblas_threads()
 def state():
     return [blas.num_threads(), blas.idle_spin(), threading.active_count()]
@@ -76,7 +85,7 @@ try:
     import chainer.functions  # the catalogue too, where installed
 except ModuleNotFoundError:
     pass
-from chainer.utils import _parallel
+from chainer_cpu import _parallel
 after = state()
 print(json.dumps({
     "before": before, "after": after,
@@ -109,10 +118,10 @@ try:
     import chainer.functions  # the catalogue too, where installed
 except ModuleNotFoundError:
     pass
-from chainer.utils import conv
 if sys.argv[1] == "use":
+    chainer.plugins.ensure_loaded()  # as building a link does
     x, W = numpy.ones((2, 3, 8, 8), "f"), numpy.ones((4, 3, 3, 3), "f")
-    conv.convolution_forward(x, W, None, (1, 1), (0, 0))
+    chainer.functions.convolution_2d(x, W)
 def round_():
     arrays = [numpy.ones(1 << 20, numpy.float32) for _ in range(10)]
     del arrays
@@ -128,7 +137,7 @@ print(json.dumps({
 
 
 def _malloc_probe(use):
-    env = {k: v for k, v in os.environ.items() if k not in _VARS}
+    env = _user_env()
     proc = subprocess.run(
         [sys.executable, "-c", _MALLOC_PROBE, "use" if use else "import"],
         env=env,
@@ -158,11 +167,13 @@ _FIRST_USE_PROBE = """
 import json
 import numpy
 import chainer
-from chainer.utils import _blas, _parallel, conv
+import chainer.functions as F
+from chainer_cpu import _blas, _parallel
 blas = _blas.openblas_threads()
 count = blas.num_threads()
+chainer.plugins.ensure_loaded()  # as building a link does
 x, W = numpy.ones((2, 3, 8, 8), "f"), numpy.ones((4, 3, 3, 3), "f")
-conv.convolution_forward(x, W, None, (1, 1), (0, 0))
+F.convolution_2d(x, W)
 print(json.dumps({
     "count_before": count,
     "count_after": blas.num_threads(),
@@ -217,13 +228,24 @@ def test_a_users_thread_count_is_never_changed(var):
     assert out["count_after"] == out["count_before"] == 2
 
 
-@pytest.mark.parametrize(
-    ("var", "value"),
-    [("CHAINER_CPU_PARALLEL", "sometimes"), ("CHAINER_HOST_MEMORY_RETENTION", "lots")],
-)
-def test_a_bad_value_fails_at_import_naming_the_variable(var, value):
-    proc = _python("import chainer", **{var: value})
+def test_a_bad_retention_fails_at_import_naming_the_variable():
+    proc = _python("import chainer", CHAINER_HOST_MEMORY_RETENTION="lots")
     assert proc.returncode != 0
     assert "ValueError" in proc.stderr
-    assert var in proc.stderr
-    assert repr(value) in proc.stderr
+    assert "CHAINER_HOST_MEMORY_RETENTION" in proc.stderr
+    assert repr("lots") in proc.stderr
+
+
+def test_a_bad_parallel_mode_fails_at_first_use_naming_the_variable():
+    # CHAINER_CPU_PARALLEL belongs to chainer-cpu, which import chainer does
+    # not import: its first fast path reads it.
+    code = (
+        "import numpy, chainer, chainer.functions as F\n"
+        "chainer.plugins.ensure_loaded()\n"
+        "F.convolution_2d(numpy.ones((1, 1, 3, 3), 'f'), numpy.ones((1, 1, 2, 2), 'f'))"
+    )
+    assert _python("import chainer", CHAINER_CPU_PARALLEL="sometimes").returncode == 0
+    proc = _python(code, CHAINER_CPU_PARALLEL="sometimes")
+    assert proc.returncode != 0
+    assert "ValueError" in proc.stderr
+    assert "CHAINER_CPU_PARALLEL" in proc.stderr

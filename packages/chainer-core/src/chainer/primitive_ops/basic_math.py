@@ -14,7 +14,7 @@ import numpy
 from chainer import backend
 from chainer import function_node
 from chainer import variable
-from chainer._ops import array as array_ops
+from chainer.primitive_ops import array as array_ops
 from chainer.utils import type_check
 
 _Variable = variable.Variable
@@ -46,6 +46,8 @@ def _sum_to(g, shape):
 
 
 class Neg(function_node.FunctionNode):
+    """Elementwise negation, ``-x``."""
+
     check_type_forward = staticmethod(_check_unary)
 
     @property
@@ -60,6 +62,8 @@ class Neg(function_node.FunctionNode):
 
 
 class Absolute(function_node.FunctionNode):
+    """Elementwise absolute value, ``abs(x)``."""
+
     @property
     def label(self):
         return "|_|"
@@ -78,6 +82,8 @@ class Absolute(function_node.FunctionNode):
 
 
 class Add(function_node.FunctionNode):
+    """Elementwise sum of two arrays, broadcasting like NumPy."""
+
     check_type_forward = staticmethod(_check_binary)
 
     @property
@@ -94,6 +100,8 @@ class Add(function_node.FunctionNode):
 
 
 class AddConstant(function_node.FunctionNode):
+    """Sum of an array and a constant, ``x + c``."""
+
     check_type_forward = staticmethod(_check_unary)
 
     def __init__(self, value):
@@ -101,7 +109,7 @@ class AddConstant(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"_ + {_convert_value_to_string(self.value)}"
+        return f"_ + {convert_value_to_string(self.value)}"
 
     def forward(self, inputs):
         return (inputs[0] + self.value,)
@@ -111,6 +119,8 @@ class AddConstant(function_node.FunctionNode):
 
 
 class Sub(function_node.FunctionNode):
+    """Elementwise difference of two arrays, broadcasting like NumPy."""
+
     check_type_forward = staticmethod(_check_binary)
 
     @property
@@ -129,6 +139,8 @@ class Sub(function_node.FunctionNode):
 
 
 class SubFromConstant(function_node.FunctionNode):
+    """Difference of a constant and an array, ``c - x``."""
+
     check_type_forward = staticmethod(_check_unary)
 
     def __init__(self, value):
@@ -136,7 +148,7 @@ class SubFromConstant(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"{_convert_value_to_string(self.value)} - _"
+        return f"{convert_value_to_string(self.value)} - _"
 
     def forward(self, inputs):
         return (self.value - inputs[0],)
@@ -146,6 +158,8 @@ class SubFromConstant(function_node.FunctionNode):
 
 
 class Mul(function_node.FunctionNode):
+    """Elementwise product of two arrays, broadcasting like NumPy."""
+
     check_type_forward = staticmethod(_check_binary)
 
     @property
@@ -167,6 +181,8 @@ class Mul(function_node.FunctionNode):
 
 
 class MulConstant(function_node.FunctionNode):
+    """Product of an array and a constant, ``x * c``."""
+
     check_type_forward = staticmethod(_check_unary)
 
     def __init__(self, value):
@@ -174,7 +190,7 @@ class MulConstant(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"_ * {_convert_value_to_string(self.value)}"
+        return f"_ * {convert_value_to_string(self.value)}"
 
     def forward(self, inputs):
         return (inputs[0] * self.value,)
@@ -184,6 +200,8 @@ class MulConstant(function_node.FunctionNode):
 
 
 class Div(function_node.FunctionNode):
+    """Elementwise quotient of two arrays, broadcasting like NumPy."""
+
     check_type_forward = staticmethod(_check_binary)
 
     @property
@@ -208,6 +226,8 @@ class Div(function_node.FunctionNode):
 
 
 class DivFromConstant(function_node.FunctionNode):
+    """Quotient of a constant and an array, ``c / x``."""
+
     check_type_forward = staticmethod(_check_unary)
 
     def __init__(self, value):
@@ -215,7 +235,7 @@ class DivFromConstant(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"{_convert_value_to_string(self.value)} / _"
+        return f"{convert_value_to_string(self.value)} / _"
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -261,6 +281,8 @@ class FloorDivConstant(function_node.FunctionNode):
 
 
 class PowVarVar(function_node.FunctionNode):
+    """Elementwise power of two arrays, ``x ** y``."""
+
     check_type_forward = staticmethod(_check_binary)
 
     @property
@@ -287,6 +309,8 @@ class PowVarVar(function_node.FunctionNode):
 
 
 class PowVarConst(function_node.FunctionNode):
+    """Power of an array to a constant exponent, ``x ** c``."""
+
     check_type_forward = staticmethod(_check_unary)
 
     def __init__(self, value):
@@ -294,7 +318,7 @@ class PowVarConst(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"_ ** {_convert_value_to_string(self.value)}"
+        return f"_ ** {convert_value_to_string(self.value)}"
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -307,6 +331,8 @@ class PowVarConst(function_node.FunctionNode):
 
 
 class PowConstVar(function_node.FunctionNode):
+    """Power of a constant to an array exponent, ``c ** x``."""
+
     check_type_forward = staticmethod(_check_unary)
 
     def __init__(self, value):
@@ -314,7 +340,7 @@ class PowConstVar(function_node.FunctionNode):
 
     @property
     def label(self):
-        return f"{_convert_value_to_string(self.value)} ** _"
+        return f"{convert_value_to_string(self.value)} ** _"
 
     def forward(self, inputs):
         self.retain_outputs((0,))
@@ -328,6 +354,8 @@ class PowConstVar(function_node.FunctionNode):
 
 
 class Log(function_node.FunctionNode):
+    """Elementwise natural logarithm."""
+
     def check_type_forward(self, in_types):
         type_check.expect(in_types.size() == 1)
         type_check.expect(in_types[0].dtype.kind == "f")
@@ -438,11 +466,18 @@ def _batched(g, x):
     return (1,) * (g.ndim - x.ndim) + x.shape if g.ndim > x.ndim else x.shape
 
 
-def _convert_value_to_string(value):
-    """The text for a constant operand in a node's label.
+def convert_value_to_string(value):
+    """Returns the text for a constant operand in a node's label.
 
     A negative scalar is parenthesized (``'(-2)'``); an array or a
-    Variable is ``'constant array'``.
+    Variable is ``'constant array'``. Chainer 7 has this helper as
+    ``chainer.functions.math.basic_math._convert_value_to_string``.
+
+    Args:
+        value: A scalar, an array or a :class:`~chainer.Variable`.
+
+    Returns:
+        str: The label text.
 
     Raises:
         ValueError: If ``value`` is neither a scalar, an array nor a Variable.
@@ -543,6 +578,15 @@ def add(*xs):
 
 
 def mul_constant(x, value):
+    """Product of ``x`` and a scalar or array constant ``value`` (no gradient for it).
+
+    Args:
+        x (~chainer.Variable or :ref:`ndarray`): Input.
+        value (scalar or :ref:`ndarray`): The constant factor.
+
+    Returns:
+        ~chainer.Variable: ``x * value``.
+    """
     return MulConstant(value).apply((x,))[0]
 
 

@@ -7,8 +7,8 @@ import numpy
 from chainer import backend
 from chainer import function_node
 from chainer import variable
-from chainer._ops import array as array_ops
-from chainer._ops import basic_math
+from chainer.primitive_ops import array as array_ops
+from chainer.primitive_ops import basic_math
 from chainer.utils import type_check
 
 _add_reduce = numpy.add.reduce

@@ -1,7 +1,7 @@
 import numpy
 import pytest
 
-from chainer.utils import _blas
+from chainer_cpu import _blas
 
 
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])

@@ -1,10 +1,10 @@
-"""chainer._ops.reduction.sum builds its node without calling Sum.__init__."""
+"""chainer.primitive_ops.reduction.sum builds its node without calling Sum.__init__."""
 
 import numpy
 import pytest
 
 import chainer
-from chainer._ops import reduction
+from chainer.primitive_ops import reduction
 
 
 @pytest.mark.parametrize(

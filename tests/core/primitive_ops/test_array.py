@@ -1,4 +1,4 @@
-"""Shape, indexing and reduction primitives (chainer._ops.array, .reduction).
+"""Shape, indexing and reduction primitives (chainer.primitive_ops.array, .reduction).
 
 Forward results are compared with plain NumPy; gradients and second-order
 gradients are checked numerically with chainer.gradient_check.
@@ -8,8 +8,8 @@ import numpy
 import pytest
 
 import chainer
-from chainer import _ops
 from chainer import gradient_check
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -75,8 +75,8 @@ RESHAPES = [
 @pytest.mark.parametrize(("in_shape", "out_shape"), RESHAPES)
 def test_reshape(in_shape, out_shape, dtype):
     x = _uniform(in_shape, dtype)
-    _assert_forward(_ops.reshape(x, out_shape), x.reshape(out_shape))
-    _check_grads(lambda v: _ops.reshape(v, out_shape), x, dtype)
+    _assert_forward(primitive_ops.reshape(x, out_shape), x.reshape(out_shape))
+    _check_grads(lambda v: primitive_ops.reshape(v, out_shape), x, dtype)
 
 
 def test_reshape_forms():
@@ -87,15 +87,15 @@ def test_reshape_forms():
         x.reshape((3, 2)),
         x.reshape([3, 2]),
         x.reshape(-1, 2),
-        _ops.reshape(x, [3, -1]),
+        primitive_ops.reshape(x, [3, -1]),
     ):
         _assert_forward(y, expected)
-    _assert_forward(_ops.reshape(x, 6), numpy.arange(6.0))
+    _assert_forward(primitive_ops.reshape(x, 6), numpy.arange(6.0))
 
 
 def test_reshape_to_same_shape_returns_input_variable():
     x = chainer.Variable(numpy.ones((2, 3)))
-    assert _ops.reshape(x, (2, 3)) is x
+    assert primitive_ops.reshape(x, (2, 3)) is x
 
 
 def test_reshape_gradient_keeps_input_shape():
@@ -109,14 +109,14 @@ def test_reshape_gradient_keeps_input_shape():
 def test_reshape_size_mismatch():
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with pytest.raises(type_check.InvalidType) as info:
-        _ops.reshape(x, (4, 2))
+        primitive_ops.reshape(x, (4, 2))
     assert "6 != 8" in str(info.value)
 
 
 def test_reshape_unknown_dimension_does_not_divide():
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with pytest.raises(type_check.InvalidType, match=r"size 6 into shape \(-1, 4\)"):
-        _ops.reshape(x, (-1, 4))
+        primitive_ops.reshape(x, (-1, 4))
 
 
 def test_reshape_two_unknown_dimensions():
@@ -145,8 +145,8 @@ TRANSPOSES = [
 @pytest.mark.parametrize(("shape", "axes"), TRANSPOSES)
 def test_transpose(shape, axes, dtype):
     x = _uniform(shape, dtype)
-    _assert_forward(_ops.transpose(x, axes), numpy.transpose(x, axes))
-    _check_grads(lambda v: _ops.transpose(v, axes), x, dtype)
+    _assert_forward(primitive_ops.transpose(x, axes), numpy.transpose(x, axes))
+    _check_grads(lambda v: primitive_ops.transpose(v, axes), x, dtype)
 
 
 def test_transpose_methods():
@@ -172,7 +172,7 @@ def test_transpose_gradient_uses_inverse_permutation():
 def test_transpose_bad_axes(axes):
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with pytest.raises(ValueError, match="not a permutation"):
-        _ops.transpose(x, axes)
+        primitive_ops.transpose(x, axes)
 
 
 # ---------------------------------------------------------------------------
@@ -192,8 +192,10 @@ BROADCASTS = [
 @pytest.mark.parametrize(("in_shape", "out_shape"), BROADCASTS)
 def test_broadcast_to(in_shape, out_shape, dtype):
     x = _uniform(in_shape, dtype)
-    _assert_forward(_ops.broadcast_to(x, out_shape), numpy.broadcast_to(x, out_shape))
-    _check_grads(lambda v: _ops.broadcast_to(v, out_shape), x, dtype)
+    _assert_forward(
+        primitive_ops.broadcast_to(x, out_shape), numpy.broadcast_to(x, out_shape)
+    )
+    _check_grads(lambda v: primitive_ops.broadcast_to(v, out_shape), x, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -205,29 +207,29 @@ def test_sum_to(in_shape, out_shape, dtype):
         lead + i for i, s in enumerate(out_shape) if s == 1 and in_shape[lead + i] != 1
     )
     expected = x.sum(axis=axes, keepdims=True).reshape(out_shape)
-    y = _ops.sum_to(x, out_shape)
+    y = primitive_ops.sum_to(x, out_shape)
     assert y.shape == out_shape
     assert y.dtype == dtype
     numpy.testing.assert_allclose(y.array, expected, rtol=5e-3 if lead else 1e-6)
-    _check_grads(lambda v: _ops.sum_to(v, out_shape), x, dtype)
+    _check_grads(lambda v: primitive_ops.sum_to(v, out_shape), x, dtype)
 
 
 def test_sum_to_scalar_shape():
     x = numpy.arange(6.0).reshape(2, 3)
-    y = _ops.sum_to(x, ())
+    y = primitive_ops.sum_to(x, ())
     assert y.shape == ()
     assert float(y.array) == 15.0
 
 
 def test_same_shape_returns_input_variable():
     x = chainer.Variable(numpy.ones((2, 3)))
-    assert _ops.broadcast_to(x, (2, 3)) is x
-    assert _ops.sum_to(x, (2, 3)) is x
+    assert primitive_ops.broadcast_to(x, (2, 3)) is x
+    assert primitive_ops.sum_to(x, (2, 3)) is x
 
 
 def test_broadcast_to_gradient_is_summed():
     x = chainer.Variable(numpy.array([1.0, 2.0, 3.0]))
-    y = _ops.broadcast_to(x, (4, 3))
+    y = primitive_ops.broadcast_to(x, (4, 3))
     y.grad = numpy.ones((4, 3))
     y.backward()
     numpy.testing.assert_array_equal(x.grad, [4.0, 4.0, 4.0])
@@ -237,25 +239,25 @@ def test_broadcast_to_gradient_is_summed():
 def test_broadcast_to_incompatible_shape(shape):
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with pytest.raises(type_check.InvalidType, match=r"x\.shape=\(2, 3\)"):
-        _ops.broadcast_to(x, shape)
+        primitive_ops.broadcast_to(x, shape)
 
 
 def test_broadcast_to_fewer_dimensions():
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with pytest.raises(type_check.InvalidType, match=r"ndim <= len\(shape\)"):
-        _ops.broadcast_to(x, (3,))
+        primitive_ops.broadcast_to(x, (3,))
 
 
 def test_sum_to_incompatible_shape():
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with pytest.raises(type_check.InvalidType, match=r"summed to \(4,\)"):
-        _ops.sum_to(x, (4,))
+        primitive_ops.sum_to(x, (4,))
 
 
 def test_sum_to_more_dimensions():
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with pytest.raises(type_check.InvalidType, match="ndim >= 3"):
-        _ops.sum_to(x, (1, 2, 3))
+        primitive_ops.sum_to(x, (1, 2, 3))
 
 
 # ---------------------------------------------------------------------------
@@ -307,7 +309,7 @@ def test_get_item(index, dtype):
         else:
             numpy_index = tuple(index)
     expected = numpy.asarray(x[numpy_index])
-    _assert_forward(_ops.get_item(x, index), expected)
+    _assert_forward(primitive_ops.get_item(x, index), expected)
     _assert_forward(chainer.Variable(x)[index], expected)
     if expected.size:
         _check_grads(lambda v: v[index], x, dtype)
@@ -375,10 +377,10 @@ def test_get_item_bad_index(index, pattern):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cast(dtype, to_dtype):
     x = _uniform((2, 3), dtype)
-    y = _ops.cast(x, to_dtype)
+    y = primitive_ops.cast(x, to_dtype)
     _assert_forward(y, x.astype(to_dtype))
     v = chainer.Variable(x)
-    y = _ops.cast(v, to_dtype)
+    y = primitive_ops.cast(v, to_dtype)
     y.grad = numpy.ones((2, 3), to_dtype)
     y.backward()
     # The gradient comes back in the input's dtype.
@@ -389,7 +391,7 @@ def test_cast(dtype, to_dtype):
         ggx = _uniform((2, 3), dtype)
 
         def func(v):
-            return _ops.cast(v, to_dtype)
+            return primitive_ops.cast(v, to_dtype)
 
         # No float64 re-evaluation here: the cast itself is under test. The
         # function is linear, so a large step costs no accuracy and keeps
@@ -401,43 +403,43 @@ def test_cast(dtype, to_dtype):
 
 def test_cast_accepts_dtype_names():
     x = numpy.ones(3, numpy.float32)
-    assert _ops.cast(x, "float16").dtype == numpy.float16
-    assert _ops.cast(x, numpy.dtype("float64")).dtype == numpy.float64
+    assert primitive_ops.cast(x, "float16").dtype == numpy.float16
+    assert primitive_ops.cast(x, numpy.dtype("float64")).dtype == numpy.float64
 
 
 def test_cast_to_same_dtype():
     # As in Chainer: a new graph node while backprop is on, the input itself
     # when it is off.
     x = chainer.Variable(numpy.ones(3, numpy.float32))
-    y = _ops.cast(x, numpy.float32)
+    y = primitive_ops.cast(x, numpy.float32)
     assert y is not x
     assert y.creator is not None
     assert y.array is x.array
     with chainer.no_backprop_mode():
-        assert _ops.cast(x, numpy.float32) is x
+        assert primitive_ops.cast(x, numpy.float32) is x
 
 
 def test_cast_accepts_integer_input():
-    y = _ops.cast(numpy.arange(3, dtype=numpy.int32), numpy.float32)
+    y = primitive_ops.cast(numpy.arange(3, dtype=numpy.int32), numpy.float32)
     assert y.dtype == numpy.float32
     numpy.testing.assert_array_equal(y.array, [0.0, 1.0, 2.0])
 
 
 def test_cast_needs_one_input():
     with pytest.raises(type_check.InvalidType):
-        _ops.array.Cast(numpy.float32).apply((numpy.ones(3), numpy.ones(3)))
+        primitive_ops.array.Cast(numpy.float32).apply((numpy.ones(3), numpy.ones(3)))
 
 
 def test_get_item_list_with_slices_is_a_tuple():
     x = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
-    y = _ops.get_item(x, [0, slice(1, 3)])
+    y = primitive_ops.get_item(x, [0, slice(1, 3)])
     numpy.testing.assert_array_equal(y.array, x[0, 1:3])
 
 
 def test_cast_bad_dtype():
     x = chainer.Variable(numpy.ones(3, numpy.float32))
     with pytest.raises(TypeError, match="not understood"):
-        _ops.cast(x, "float99")
+        primitive_ops.cast(x, "float99")
 
 
 # ---------------------------------------------------------------------------
@@ -452,7 +454,7 @@ SUM_AXES = [None, 0, 1, -1, (0, 2), (2, 0), (-3, -1), (0, 1, 2)]
 @pytest.mark.parametrize("axis", SUM_AXES)
 def test_sum(axis, keepdims, dtype):
     x = _uniform((2, 3, 4), dtype)
-    y = _ops.sum(x, axis=axis, keepdims=keepdims)
+    y = primitive_ops.sum(x, axis=axis, keepdims=keepdims)
     expected = numpy.asarray(x.sum(axis=axis, keepdims=keepdims))
     assert isinstance(y.array, numpy.ndarray)
     assert y.shape == expected.shape
@@ -460,20 +462,20 @@ def test_sum(axis, keepdims, dtype):
     numpy.testing.assert_allclose(
         y.array, expected, rtol=1e-2 if dtype == numpy.float16 else 1e-6
     )
-    _check_grads(lambda v: _ops.sum(v, axis=axis, keepdims=keepdims), x, dtype)
+    _check_grads(lambda v: primitive_ops.sum(v, axis=axis, keepdims=keepdims), x, dtype)
 
 
 def test_sum_of_scalar_shape():
     x = numpy.asarray(2.5)
-    y = _ops.sum(x)
+    y = primitive_ops.sum(x)
     assert y.shape == ()
     assert float(y.array) == 2.5
-    _check_grads(_ops.sum, x, numpy.float64)
+    _check_grads(primitive_ops.sum, x, numpy.float64)
 
 
 def test_sum_gradient_broadcasts_back():
     x = chainer.Variable(numpy.zeros((2, 3)))
-    y = _ops.sum(x, axis=1)
+    y = primitive_ops.sum(x, axis=1)
     y.grad = numpy.array([1.0, 2.0])
     y.backward()
     numpy.testing.assert_array_equal(x.grad, [[1, 1, 1], [2, 2, 2]])
@@ -492,13 +494,13 @@ def test_sum_bad_axis(axis, pattern):
     # Out-of-range axes are type errors (InvalidType), as in Chainer.
     x = chainer.Variable(numpy.ones((2, 3, 4), numpy.float32))
     with pytest.raises((ValueError, type_check.InvalidType), match=pattern):
-        _ops.sum(x, axis=axis)
+        primitive_ops.sum(x, axis=axis)
 
 
 def test_sum_rejects_integer_input():
     x = chainer.Variable(numpy.ones(3, numpy.int32))
     with pytest.raises(type_check.InvalidType, match=r"dtype\.kind == 'f'"):
-        _ops.sum(x)
+        primitive_ops.sum(x)
 
 
 # ---------------------------------------------------------------------------
@@ -513,7 +515,7 @@ def test_average_unweighted(axis, keepdims, dtype):
     x = _uniform((2, 3, 4), dtype)
     expected = numpy.asarray(x.astype(numpy.float64).mean(axis=axis, keepdims=keepdims))
     for y in (
-        _ops.average(x, axis=axis, keepdims=keepdims),
+        primitive_ops.average(x, axis=axis, keepdims=keepdims),
         chainer.Variable(x).mean(axis=axis, keepdims=keepdims),
     ):
         assert y.shape == expected.shape
@@ -531,7 +533,7 @@ def test_average_weighted_along_axis(axis, keepdims, dtype):
     expected = numpy.average(x.astype(numpy.float64), axis=axis, weights=w)
     if keepdims:
         expected = numpy.expand_dims(expected, axis)
-    y = _ops.average(x, axis=axis, weights=w, keepdims=keepdims)
+    y = primitive_ops.average(x, axis=axis, weights=w, keepdims=keepdims)
     assert y.shape == expected.shape
     assert y.dtype == dtype
     numpy.testing.assert_allclose(y.array, expected, **_forward_tol(dtype))
@@ -548,11 +550,13 @@ def test_average_weighted_along_axis(axis, keepdims, dtype):
 def test_average_weighted_over_all_axes():
     x = _uniform((2, 3))
     w = _uniform((2, 3), numpy.float64, 0.5, 2.0)
-    y = _ops.average(x, weights=w)
+    y = primitive_ops.average(x, weights=w)
     assert y.shape == ()
     numpy.testing.assert_allclose(y.array, numpy.average(x, weights=w), rtol=1e-12)
     _check_grads(
-        lambda v, weights: _ops.average(v, weights=weights), (x, w), numpy.float64
+        lambda v, weights: primitive_ops.average(v, weights=weights),
+        (x, w),
+        numpy.float64,
     )
 
 
@@ -574,15 +578,15 @@ def test_average_weights_length_mismatch():
 def test_average_bad_axis():
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with pytest.raises(type_check.InvalidType, match="axis < x.ndim"):
-        _ops.average(x, axis=2)
+        primitive_ops.average(x, axis=2)
     with pytest.raises(ValueError, match="tuple axis is not supported"):
-        _ops.average(x, axis=(0, 1), weights=numpy.ones((2, 3), numpy.float32))
+        primitive_ops.average(x, axis=(0, 1), weights=numpy.ones((2, 3), numpy.float32))
 
 
 @pytest.mark.parametrize("keepdims", [True, False])
 def test_sum_over_length_one_axis_gradient_shape(keepdims):
     x = chainer.Variable(numpy.ones((2, 1, 3), numpy.float32))
-    y = _ops.sum(x, axis=1, keepdims=keepdims)
+    y = primitive_ops.sum(x, axis=1, keepdims=keepdims)
     y.grad = numpy.full(y.shape, 2.0, numpy.float32)
     y.backward()
     assert x.grad.shape == (2, 1, 3)
@@ -592,18 +596,18 @@ def test_sum_over_length_one_axis_gradient_shape(keepdims):
 def test_get_item_too_many_indices_is_invalid_type():
     x = numpy.zeros((3, 4), numpy.float32)
     with pytest.raises(type_check.InvalidType):
-        _ops.get_item(x, (0, 0, 0))
+        primitive_ops.get_item(x, (0, 0, 0))
     # None adds an axis without consuming one.
-    assert _ops.get_item(x, (None, 0, 0, None)).shape == (1, 1)
+    assert primitive_ops.get_item(x, (None, 0, 0, None)).shape == (1, 1)
 
 
 def test_get_item_two_ellipses_is_value_error():
     x = numpy.zeros((3, 4), numpy.float32)
     with pytest.raises(ValueError, match="Ellipsis"):
-        _ops.get_item(x, (Ellipsis, Ellipsis))
+        primitive_ops.get_item(x, (Ellipsis, Ellipsis))
 
 
 def test_get_item_out_of_bounds_is_index_error():
     x = numpy.zeros((3, 4), numpy.float32)
     with pytest.raises(IndexError, match="out of bounds"):
-        _ops.get_item(x, 5)
+        primitive_ops.get_item(x, 5)

@@ -1,4 +1,4 @@
-"""Variable's arithmetic operators (chainer._ops.basic_math).
+"""Variable's arithmetic operators (chainer.primitive_ops.basic_math).
 
 Forward results are compared with plain NumPy; gradients and second-order
 gradients are checked numerically with chainer.gradient_check.
@@ -10,8 +10,8 @@ import numpy
 import pytest
 
 import chainer
-from chainer import _ops
 from chainer import gradient_check
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -383,7 +383,7 @@ def test_abs(shape, dtype):
 
 def test_abs_gradient_is_sign():
     x = chainer.Variable(numpy.array([-2.0, 0.5, -0.25]))
-    y = _ops.absolute(x)
+    y = primitive_ops.absolute(x)
     y.grad = numpy.ones(3)
     y.backward()
     numpy.testing.assert_array_equal(x.grad, [-1.0, 1.0, -1.0])
@@ -402,7 +402,7 @@ def test_abs_rejects_integer_input():
 
 def test_neg_of_array_function():
     x = numpy.array([1.0, -2.0], numpy.float32)
-    y = _ops.neg(x)
+    y = primitive_ops.neg(x)
     assert isinstance(y, chainer.Variable)
     numpy.testing.assert_array_equal(y.array, -x)
 
@@ -481,7 +481,7 @@ def test_matmul_with_array_operand_on_either_side():
 def test_matmul_function_accepts_arrays():
     a = numpy.ones((2, 3))
     b = numpy.ones((3,))
-    y = _ops.matmul(a, b)
+    y = primitive_ops.matmul(a, b)
     numpy.testing.assert_array_equal(y.array, [3.0, 3.0])
 
 
@@ -553,20 +553,20 @@ def test_floordiv_gradient_of_direct_inputs():
 
 def test_add_many_inputs():
     xs = [numpy.random.uniform(-1, 1, (2, 3)) for _ in range(4)]
-    y = _ops.add(*xs)
+    y = primitive_ops.add(*xs)
     numpy.testing.assert_allclose(y.array, sum(xs))
     gy = numpy.random.uniform(-1, 1, (2, 3))
-    gradient_check.check_backward(lambda *vs: _ops.add(*vs), tuple(xs), gy)
+    gradient_check.check_backward(lambda *vs: primitive_ops.add(*vs), tuple(xs), gy)
 
 
 def test_add_single_input_is_identity():
     x = chainer.Variable(numpy.ones(3))
-    assert _ops.add(x) is x
+    assert primitive_ops.add(x) is x
 
 
 def test_add_without_inputs():
     with pytest.raises(TypeError, match="at least one input"):
-        _ops.add()
+        primitive_ops.add()
 
 
 # ---------------------------------------------------------------------------
@@ -730,10 +730,10 @@ def test_matmul_weight_gradient_through_transpose_is_c_ordered():
     ],
 )
 def test_constant_labels(value, text):
-    assert _ops.basic_math._convert_value_to_string(value) == text
-    assert _ops.basic_math.AddConstant(value).label == f"_ + {text}"
+    assert primitive_ops.basic_math.convert_value_to_string(value) == text
+    assert primitive_ops.basic_math.AddConstant(value).label == f"_ + {text}"
 
 
 def test_constant_label_of_other_objects():
     with pytest.raises(ValueError, match="scalar"):
-        _ops.basic_math._convert_value_to_string("x")
+        primitive_ops.basic_math.convert_value_to_string("x")

@@ -1,6 +1,6 @@
 """The BLAS thread count follows the CPUs other processes leave free (issue 22).
 
-``chainer.utils._parallel._Governor`` measures, per window, the busy time of
+``chainer_cpu._parallel._Governor`` measures, per window, the busy time of
 the usable CPUs (``/proc/stat``) minus this process's CPU time, and sets
 OpenBLAS's thread count (which also sizes the CPU team) to the free CPUs.
 Here the clock, ``/proc/stat`` and the BLAS are stand-ins, so the decisions
@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from chainer.utils import _blas
-from chainer.utils import _parallel
+from chainer_cpu import _blas
+from chainer_cpu import _parallel
 
 
 class FakeBLAS:
@@ -210,7 +210,7 @@ def test_a_bad_mode_names_the_variable(monkeypatch):
 # The real governor on NumPy's OpenBLAS, against one busy process per CPU.
 _LOADED_PROBE = """
 import json, time
-from chainer.utils import _blas, _parallel
+from chainer_cpu import _blas, _parallel
 blas = _blas.openblas_threads()
 _parallel.engage()
 start = blas.num_threads()

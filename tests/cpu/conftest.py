@@ -1,8 +1,10 @@
-"""Fixtures shared by the chainer.utils tests."""
+"""Fixtures of chainer-cpu's tests: a CPU team of any width, the plugin registered."""
 
 import pytest
 
-from chainer.utils import _parallel
+from chainer import plugins
+from chainer_cpu import _parallel
+from chainer_cpu import _plugin
 
 
 class FakeBLAS:
@@ -41,3 +43,18 @@ def cpu_team(monkeypatch):
         return team
 
     return install
+
+
+@pytest.fixture
+def cpu_plugin():
+    """Registers chainer-cpu's entry-point module as the plugin ``cpu``.
+
+    The root conftest turns autoloading off; the plugin is unregistered
+    afterwards unless it was registered before.
+    """
+    added = "cpu" not in {p.name for p in plugins.list_plugins()}
+    if added:
+        plugins.register(_plugin, name="cpu")
+    yield _plugin
+    if added:
+        plugins.unregister("cpu")

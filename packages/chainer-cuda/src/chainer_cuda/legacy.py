@@ -1,10 +1,12 @@
 """``chainer.backends.cuda`` on CuPy: the legacy CUDA utilities of Chainer.
 
-chainer-core's facade imports this module and, when :data:`available` is True,
-copies every name defined here over its own, so this module is the whole legacy
+chainer-core's facade finds this module through the documented attribute
+:attr:`chainer_cuda._device.GpuDevice.legacy_cuda_module` of the registered
+``cupy`` backend (it never names ``chainer_cuda``) and, when :data:`available`
+is True, answers every attribute from here, so this module is the whole legacy
 API for the CuPy case. When CUDA is unusable the facade keeps its host-side
 helpers and raises :data:`unavailable_reason` for GPU-only calls. Module
-imports carry a leading underscore so that they are not copied as public names.
+imports carry a leading underscore so that they are not taken as public names.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ import numpy
 import chainer_cuda as _chainer_cuda
 from chainer import backend
 from chainer import configuration
-from chainer.backends import _dummy_device
+from chainer.backends import cuda as _facade
 from chainer_cuda import _device
 
 config = configuration.config
-DummyDeviceType = _dummy_device.DummyDeviceType
-DummyDevice = _dummy_device.DummyDevice
+# The facade's own attributes (the same object whichever implementation
+# answers), so that CuPy and host code agree on the host's device.
+DummyDeviceType = _facade.DummyDeviceType
+DummyDevice = _facade.DummyDevice
 available = _chainer_cuda.is_available()
 unavailable_reason = _chainer_cuda.unavailable_reason()
 cupy = _chainer_cuda._probe()[0] if available else None

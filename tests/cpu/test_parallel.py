@@ -1,4 +1,4 @@
-"""The CPU team of chainer.utils._parallel: items on threads, BLAS single-threaded."""
+"""The CPU team of chainer_cpu._parallel: items on threads, BLAS single-threaded."""
 
 import os
 import subprocess
@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from chainer.utils import _blas
-from chainer.utils import _parallel
+from chainer_cpu import _blas
+from chainer_cpu import _parallel
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_zero_items(team):
 _PROBE = """
 import os
 import chainer
-from chainer.utils import _blas, _parallel
+from chainer_cpu import _blas, _parallel
 blas = _blas.openblas_threads()
 print(_parallel._state["team"] is not None, None if blas is None else blas.idle_spin())
 """

@@ -1,0 +1,61 @@
+"""chainer-cpu's entry point module (``chainer.plugins`` name ``cpu``).
+
+It stays tiny: kernels and the node classes they override are named by
+``"module:attr"`` strings, so registering imports neither the kernels nor
+the catalogue, and nothing touches the BLAS or starts a thread until a
+kernel runs (``docs/threads.md``). ``CHAINER_DISABLED_PLUGINS=cpu`` turns
+every fast path off; the catalogue's reference implementations then run.
+"""
+
+from __future__ import annotations
+
+from chainer import plugins
+
+_CONV = "chainer.functions.connection"
+_CORE_CPU = "chainer.utils._parallel"
+_FAST = "chainer_cpu"
+
+# (class or core hook, kernel), both as 'module:attr' strings. A subclass
+# inherits its base's kernel unless it defines its own forward; the 2-d
+# subclasses are listed too, so that plugins.get_kernel() finds them under
+# their own names.
+_KERNEL_TABLE = (
+    (
+        f"{_CONV}.convolution_nd:ConvolutionND",
+        f"{_FAST}.functions.connection.convolution_nd:convolution",
+    ),
+    (
+        f"{_CONV}.convolution_2d:Convolution2DFunction",
+        f"{_FAST}.functions.connection.convolution_nd:convolution",
+    ),
+    (
+        f"{_CONV}.convolution_nd:ConvolutionNDGradW",
+        f"{_FAST}.functions.connection.convolution_nd:convolution_grad_weight",
+    ),
+    (
+        f"{_CONV}.deconvolution_nd:DeconvolutionND",
+        f"{_FAST}.functions.connection.deconvolution_nd:deconvolution",
+    ),
+    (
+        f"{_CONV}.deconvolution_2d:Deconvolution2DFunction",
+        f"{_FAST}.functions.connection.deconvolution_nd:deconvolution",
+    ),
+    # chainer-core's CPU hook (see chainer.utils._parallel in chainer-core):
+    # the set-up of a NumPy training step, and print_runtime_info's line.
+    (f"{_CORE_CPU}:engage", f"{_FAST}._parallel:engage"),
+    (f"{_CORE_CPU}:describe_threads", f"{_FAST}._parallel:describe"),
+)
+
+
+@plugins.hookimpl
+def register_kernels() -> dict[tuple[str, str], str]:
+    """Registers chainer-cpu's NumPy kernels.
+
+    Keys name the catalogue FunctionNode class (or chainer-core's CPU hook
+    function) as a ``'module:attr'`` string and the ``'numpy'`` backend;
+    values name the kernels, imported on their first call.
+
+    Returns:
+        dict: ``{('module:Class', 'numpy'): 'chainer_cpu.x:kernel'}``.
+    """
+    return {(key, "numpy"): kernel for key, kernel in _KERNEL_TABLE}

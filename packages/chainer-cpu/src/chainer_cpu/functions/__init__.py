@@ -1,0 +1,1 @@
+"""Fast paths of ``chainer.functions``, at the catalogue's paths."""
