@@ -219,3 +219,23 @@ def test_hatch_workspaces_hold_the_siblings_of_their_members(env):
     members = set(_members(env))
     missing = _sibling_closure(members) - members
     assert not missing, f"hatch env {env!r} lacks workspace members {sorted(missing)}"
+
+
+def test_ci_arguments_do_not_replace_a_scripts_test_paths():
+    # `{args:default}` is replaced whole by any argument: where .ci/run calls
+    # a script with options only, the script must name its test paths
+    # outside the placeholder, or the options turn it into a run of the
+    # whole suite.
+    for env_name, env in HATCH["envs"].items():
+        for name, script in env.get("scripts", {}).items():
+            commands = script if isinstance(script, list) else [script]
+            defaults = [re.search(r"\{args:([^}]*)\}", c) for c in commands]
+            if not any(d and "tests" in d.group(1) for d in defaults):
+                continue
+            for call in re.findall(rf'"\$HATCH" run {env_name}:{name}\b(.*)', CI):
+                args = call.split()
+                paths = [a for a in args if a.startswith("tests")]
+                assert not args or paths, (
+                    f".ci/run calls {env_name}:{name} with options only, which "
+                    "replace the test paths of its {args:...} default"
+                )
