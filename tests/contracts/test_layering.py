@@ -38,17 +38,6 @@ PACKAGES = ROOT / "packages"
 # crossings.
 ALLOWED_CROSSINGS = (
     (
-        (
-            "packages/chainer-links/src/chainer/functions/connection/*.py",
-            "packages/chainer-links/src/chainer/functions/pooling/*.py",
-            "packages/chainer-links/src/chainer/functions/normalization/*.py",
-            "packages/chainer-links/src/chainer/functions/activation/relu.py",
-        ),
-        "chainer._ops",
-        "alias of chainer.primitive_ops: these catalogue files switch to the "
-        "public name when their CPU fast paths move to chainer-cpu",
-    ),
-    (
         ("packages/chainer-links/src/chainer/functions/connection/linear.py",),
         "chainer._backprop",
         "the catalogue file being moved to chainer-cpu reads autograd internals",

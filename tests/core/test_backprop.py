@@ -3,7 +3,7 @@ import pytest
 
 import chainer
 from chainer import Variable
-from chainer import _ops
+from chainer import primitive_ops
 
 
 def _x(values, dtype=numpy.float32):
@@ -12,7 +12,7 @@ def _x(values, dtype=numpy.float32):
 
 def test_scalar_backward_initial_grad_one():
     x = _x([1.0, 2.0])
-    y = _ops.sum(x * x)
+    y = primitive_ops.sum(x * x)
     y.backward()
     numpy.testing.assert_allclose(x.grad, [2.0, 4.0])
     numpy.testing.assert_array_equal(y.grad, 1.0)
@@ -67,12 +67,12 @@ def test_same_input_twice():
 def test_retain_grad():
     x = _x([1.0, 2.0])
     h = x * 2
-    y = _ops.sum(h)
+    y = primitive_ops.sum(h)
     y.backward()
     assert h.grad is None
     x.cleargrad()
     h = x * 2
-    y = _ops.sum(h)
+    y = primitive_ops.sum(h)
     y.backward(retain_grad=True)
     numpy.testing.assert_allclose(h.grad, [1.0, 1.0])
 
@@ -104,7 +104,7 @@ def test_without_double_backprop_grad_has_no_graph():
 
 def test_loss_scale():
     x = _x([1.0, 2.0])
-    y = _ops.sum(x * x)
+    y = primitive_ops.sum(x * x)
     y.backward(loss_scale=8.0)
     numpy.testing.assert_allclose(x.grad, [16.0, 32.0])
     assert x._loss_scale == 8.0
@@ -112,7 +112,7 @@ def test_loss_scale():
 
 def test_chainer_backward_multiple_outputs():
     x = _x([1.0, 2.0])
-    y1 = _ops.sum(x * 2)
+    y1 = primitive_ops.sum(x * 2)
     y2 = x * x
     y1.grad = numpy.array(1.0, numpy.float32)
     y2.grad = numpy.ones(2, numpy.float32)
@@ -128,7 +128,7 @@ def test_chainer_backward_sets_no_default_grad():
     # scalar one; without grad_outputs, outputs lacking a grad are skipped
     # with a RuntimeWarning.
     x = _x([1.0, 2.0])
-    y1 = _ops.sum(x * 2)
+    y1 = primitive_ops.sum(x * 2)
     y2 = x * x
     chainer.backward([y1, y2], [None, Variable(numpy.ones(2, numpy.float32))])
     numpy.testing.assert_allclose(x.grad, [2.0, 4.0])
@@ -161,7 +161,7 @@ def test_chainer_backward_outputs_of_different_depths():
 
 def test_chainer_backward_many_losses():
     x = _x([[1.0, 2.0, 3.0]])
-    losses = [_ops.sum(x * float(i)) for i in range(50)]
+    losses = [primitive_ops.sum(x * float(i)) for i in range(50)]
     chainer.backward(losses, [numpy.array(1.0, numpy.float32)] * 50)
     numpy.testing.assert_allclose(x.grad, numpy.full((1, 3), sum(range(50))))
 
@@ -177,20 +177,20 @@ def test_chainer_backward_errors():
 class TestGrad:
     def test_does_not_touch_grad(self):
         x = _x([1.0, 2.0])
-        y = _ops.sum(x * x)
+        y = primitive_ops.sum(x * x)
         (gx,) = chainer.grad([y], [x])
         numpy.testing.assert_allclose(gx.array, [2.0, 4.0])
         assert x.grad is None
 
     def test_set_grad(self):
         x = _x([1.0, 2.0])
-        (gx,) = chainer.grad([_ops.sum(x * x)], [x], set_grad=True)
+        (gx,) = chainer.grad([primitive_ops.sum(x * x)], [x], set_grad=True)
         assert x.grad_var is gx
 
     def test_intermediate_input(self):
         x = _x([1.0, 2.0])
         h = x * 3
-        y = _ops.sum(h * h)
+        y = primitive_ops.sum(h * h)
         gh, gx = chainer.grad([y], [h, x])
         numpy.testing.assert_allclose(gh.array, 2 * h.array)
         numpy.testing.assert_allclose(gx.array, 18 * x.array)
@@ -227,10 +227,10 @@ class TestGrad:
 
     def test_higher_order(self):
         x = _x([0.5, -1.0], numpy.float64)
-        y = _ops.sum(x**4)
+        y = primitive_ops.sum(x**4)
         (g1,) = chainer.grad([y], [x], enable_double_backprop=True)
-        (g2,) = chainer.grad([_ops.sum(g1)], [x], enable_double_backprop=True)
-        (g3,) = chainer.grad([_ops.sum(g2)], [x])
+        (g2,) = chainer.grad([primitive_ops.sum(g1)], [x], enable_double_backprop=True)
+        (g3,) = chainer.grad([primitive_ops.sum(g2)], [x])
         numpy.testing.assert_allclose(g3.array, 24 * x.array)
 
     def test_bad_arguments(self):
@@ -368,9 +368,9 @@ def test_repeated_leaf_gradients_sum_without_touching_given_arrays():
 def test_repeated_leaf_gradients_keep_the_graph_in_double_backprop():
     x = _x([1.0, 2.0])
     y = x * x + x * x + x * x
-    (gx,) = chainer.grad([_ops.sum(y)], [x], enable_double_backprop=True)
+    (gx,) = chainer.grad([primitive_ops.sum(y)], [x], enable_double_backprop=True)
     numpy.testing.assert_allclose(gx.array, [6.0, 12.0])
-    _ops.sum(gx).backward()
+    primitive_ops.sum(gx).backward()
     numpy.testing.assert_allclose(x.grad, [6.0, 6.0])
 
 

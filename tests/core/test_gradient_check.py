@@ -293,7 +293,7 @@ def test_check_backward_loss_function():
     x = _data(5)
 
     def loss(x):
-        return chainer._ops.sum(x * x)
+        return chainer.primitive_ops.sum(x * x)
 
     gradient_check.check_backward(loss, x, None)
 

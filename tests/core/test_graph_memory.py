@@ -9,7 +9,7 @@ import pytest
 
 import chainer
 from chainer import Variable
-from chainer import _ops
+from chainer import primitive_ops
 
 
 class _Holder:
@@ -51,7 +51,7 @@ def test_everything_released_after_backward():
     gc.disable()
     try:
         x = Variable(numpy.ones(10, numpy.float32))
-        loss = _ops.sum((x * 3) ** 2)
+        loss = primitive_ops.sum((x * 3) ** 2)
         loss.backward()
         refs = [weakref.ref(loss.creator_node)]
         del loss
@@ -88,7 +88,7 @@ def test_training_loop_does_not_grow():
 
     def step():
         h = Variable(x) @ w
-        loss = _ops.sum(h * h)
+        loss = primitive_ops.sum(h * h)
         w.cleargrad()
         loss.backward()
         w.array -= 1e-6 * w.grad

@@ -2,8 +2,8 @@ import numpy
 import pytest
 
 import chainer
-from chainer import _ops
 from chainer import initializers
+from chainer import primitive_ops
 from chainer.link_hooks import SpectralNormalization
 
 
@@ -92,7 +92,7 @@ def test_gradient_reaches_the_weight():
     link.add_hook(hook)
     x = numpy.random.randn(4, 3)
     with chainer.using_config("train", False):
-        (gW,) = chainer.grad([_ops.sum(link(x))], [link.W])
+        (gW,) = chainer.grad([primitive_ops.sum(link(x))], [link.W])
 
     # u and v are constants of the graph; once converged, d(u^T W v)/dW is
     # the derivative of the exact largest singular value.

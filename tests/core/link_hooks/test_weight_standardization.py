@@ -2,8 +2,8 @@ import numpy
 import pytest
 
 import chainer
-from chainer import _ops
 from chainer import initializers
+from chainer import primitive_ops
 from chainer.link_hooks import WeightStandardization
 
 
@@ -66,7 +66,7 @@ def test_gradient_reaches_the_weight():
     link.add_hook(WeightStandardization())
     x = numpy.random.randn(4, 3)
     c = numpy.random.randn(4, 2)
-    (gW,) = chainer.grad([_ops.sum(link(x) * c)], [link.W])
+    (gW,) = chainer.grad([primitive_ops.sum(link(x) * c)], [link.W])
 
     def f(W):
         return ((x @ standardize(W).T) * c).sum()

@@ -48,13 +48,10 @@ def test_classes_live_under_the_public_name():
     assert primitive_ops.reduction.Sum.__module__ == "chainer.primitive_ops.reduction"
 
 
-def test_old_private_name_is_an_alias_of_the_same_modules():
-    old = importlib.import_module("chainer._ops")
-    assert old is primitive_ops
-    assert chainer._ops is primitive_ops
-    for sub in SUBMODULES:
-        alias = importlib.import_module(f"chainer._ops.{sub}")
-        assert alias is getattr(primitive_ops, sub)
+def test_old_private_name_is_gone():
+    # Every distribution imports the public name; chainer._ops is no more.
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("chainer._ops")
 
 
 def test_variable_operators_use_the_primitives():

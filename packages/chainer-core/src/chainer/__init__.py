@@ -90,7 +90,6 @@ __getattr__, __dir__ = _lazy_namespace.attach(
         "_backend",
         "_backprop_utils",
         "_environment_check",
-        "_ops",
         "backends",
         "computational_graph",
         "cuda",

@@ -36,9 +36,9 @@ def _add(a, b, double=None):
         or a._requires_grad
         or b._requires_grad
     ):
-        from chainer import _ops
+        from chainer import primitive_ops
 
-        return _ops.add(a, b)
+        return primitive_ops.add(a, b)
     total = a._data + b._data
     if isinstance(total, numpy.generic):  # NumPy returns scalars for 0-d sums
         total = numpy.asarray(total)

@@ -22,9 +22,9 @@ def _reduce(grad_list):
     if not grad_list:
         return None
     if len(grad_list) >= 2:
-        from chainer import _ops
+        from chainer import primitive_ops
 
-        grad_list[:] = [_ops.add(*grad_list)]
+        grad_list[:] = [primitive_ops.add(*grad_list)]
     return grad_list[0]
 
 

@@ -413,7 +413,7 @@ class FunctionNode:
         gxs = self.backward(target_input_indexes, grad_outputs)
         if len(gxs) != len(target_input_indexes):
             gxs = _grads_of_targets(self, gxs, target_input_indexes)
-        from chainer import _ops
+        from chainer import primitive_ops
 
         ret = []
         for gx, g_input in zip(gxs, grad_inputs, strict=True):
@@ -422,7 +422,7 @@ class FunctionNode:
             elif g_input is None:
                 ret.append(gx)
             else:
-                ret.append(_ops.add(gx, g_input))
+                ret.append(primitive_ops.add(gx, g_input))
         return tuple(ret)
 
     def retain_inputs(self, indexes):

@@ -703,26 +703,26 @@ class Variable:
     # -- array-like API ---------------------------------------------------
     def reshape(self, *shape):
         """Returns a reshaped variable (differentiable)."""
-        from chainer import _ops
+        from chainer import primitive_ops
 
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
-        return _ops.reshape(self, tuple(shape))
+        return primitive_ops.reshape(self, tuple(shape))
 
     def transpose(self, *axes):
         """Returns a variable with permuted axes (differentiable)."""
-        from chainer import _ops
+        from chainer import primitive_ops
 
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = axes[0]
-        return _ops.transpose(self, tuple(axes) if axes else None)
+        return primitive_ops.transpose(self, tuple(axes) if axes else None)
 
     @property
     def T(self):
         """Transposed variable (all axes reversed)."""
-        from chainer import _ops
+        from chainer import primitive_ops
 
-        return _ops.transpose(self, None)
+        return primitive_ops.transpose(self, None)
 
     def mean(self, axis=None, *, weights=None, keepdims=False):
         """Returns the (weighted) mean along ``axis`` (differentiable).
@@ -733,24 +733,26 @@ class Variable:
                 ``axis``; None means equal weights.
             keepdims (bool): Keep the reduced axes with length one.
         """
-        from chainer import _ops
+        from chainer import primitive_ops
 
-        return _ops.average(self, axis=axis, weights=weights, keepdims=keepdims)
+        return primitive_ops.average(
+            self, axis=axis, weights=weights, keepdims=keepdims
+        )
 
     def __getitem__(self, slices):
-        from chainer import _ops
+        from chainer import primitive_ops
 
-        return _ops.get_item(self, slices)
+        return primitive_ops.get_item(self, slices)
 
     def __neg__(self):
-        from chainer import _ops
+        from chainer import primitive_ops
 
-        return _ops.neg(self)
+        return primitive_ops.neg(self)
 
     def __abs__(self):
-        from chainer import _ops
+        from chainer import primitive_ops
 
-        return _ops.absolute(self)
+        return primitive_ops.absolute(self)
 
     def __pos__(self):
         return self

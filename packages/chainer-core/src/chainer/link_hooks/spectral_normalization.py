@@ -6,10 +6,10 @@ import numbers
 
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import configuration
 from chainer import link_hook
+from chainer import primitive_ops
 from chainer import variable
 from chainer.link_hooks import _weight
 
@@ -227,7 +227,7 @@ class SpectralNormalization(link_hook.LinkHook):
                 v = _l2normalize(xp, new_u @ matrix, self.eps)
                 new_u = _l2normalize(xp, matrix @ v, self.eps)
         # sigma = u^T W v; u and v are constants, so gradients reach W only.
-        sigma = _ops.sum(W * self._uv_in_weight_layout(new_u, v, W.shape))
+        sigma = primitive_ops.sum(W * self._uv_in_weight_layout(new_u, v, W.shape))
         if self.factor is not None:
             sigma = sigma / self.factor
         normalized = W / sigma

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import numbers
 
-from chainer import _ops
 from chainer import link_hook
+from chainer import primitive_ops
 from chainer.link_hooks import _weight
 
 
@@ -123,7 +123,7 @@ class WeightStandardization(link_hook.LinkHook):
             )
         axes = tuple(i for i in range(W.ndim) if i != self.axis)
         inv_n = 1.0 / math.prod(W.shape[i] for i in axes)
-        mean = _ops.sum(W, axis=axes, keepdims=True) * inv_n
+        mean = primitive_ops.sum(W, axis=axes, keepdims=True) * inv_n
         centered = W - mean
-        var = _ops.sum(centered * centered, axis=axes, keepdims=True) * inv_n
+        var = primitive_ops.sum(centered * centered, axis=axes, keepdims=True) * inv_n
         return centered / (var + self.eps) ** 0.5

@@ -6,7 +6,7 @@ The gradient helpers take the node whose gradient they compute: any of
 ``stride``, ``pad``, ``cover_all``, ``dilate`` and ``groups``.
 """
 
-from chainer import _ops
+from chainer import primitive_ops
 from chainer.functions.connection import convolution_nd
 from chainer.functions.connection import deconvolution_nd
 from chainer.utils import conv
@@ -85,4 +85,4 @@ def in_compute_dtype(xp, x, other):
 
 def grad_bias(gy):
     """Gradient of the bias: ``gy`` summed over all but the channel axis."""
-    return _ops.sum(gy, axis=(0, *range(2, gy.ndim)))
+    return primitive_ops.sum(gy, axis=(0, *range(2, gy.ndim)))

@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -8,8 +8,9 @@ def _outer(a, b):
     # (i, j), (i, k) -> (i, j * k) with entry [i, j * K + k] = a[i, j] * b[i, k].
     n, J = a.shape
     K = b.shape[1]
-    return _ops.reshape(
-        _ops.reshape(a, (n, J, 1)) * _ops.reshape(b, (n, 1, K)), (n, J * K)
+    return primitive_ops.reshape(
+        primitive_ops.reshape(a, (n, J, 1)) * primitive_ops.reshape(b, (n, 1, K)),
+        (n, J * K),
     )
 
 
@@ -76,26 +77,30 @@ class BilinearFunction(function_node.FunctionNode):
         for i in indexes:
             if i == 0:
                 # ge1[i, j] = sum_kl e2[i, k] gy[i, l] W[j, k, l]
-                g = _ops.matmul(
-                    _outer(e2, gy), _ops.transpose(_ops.reshape(W, (J, K * L)))
+                g = primitive_ops.matmul(
+                    _outer(e2, gy),
+                    primitive_ops.transpose(primitive_ops.reshape(W, (J, K * L))),
                 )
                 if len(inputs) == 6:
-                    g = g + _ops.matmul(gy, _ops.transpose(inputs[3]))
+                    g = g + primitive_ops.matmul(gy, primitive_ops.transpose(inputs[3]))
             elif i == 1:
-                Wt = _ops.reshape(_ops.transpose(W, (1, 0, 2)), (K, J * L))
-                g = _ops.matmul(_outer(e1, gy), _ops.transpose(Wt))
+                Wt = primitive_ops.reshape(
+                    primitive_ops.transpose(W, (1, 0, 2)), (K, J * L)
+                )
+                g = primitive_ops.matmul(_outer(e1, gy), primitive_ops.transpose(Wt))
                 if len(inputs) == 6:
-                    g = g + _ops.matmul(gy, _ops.transpose(inputs[4]))
+                    g = g + primitive_ops.matmul(gy, primitive_ops.transpose(inputs[4]))
             elif i == 2:
-                g = _ops.reshape(
-                    _ops.matmul(_ops.transpose(_outer(e1, e2)), gy), (J, K, L)
+                g = primitive_ops.reshape(
+                    primitive_ops.matmul(primitive_ops.transpose(_outer(e1, e2)), gy),
+                    (J, K, L),
                 )
             elif i == 3:
-                g = _ops.matmul(_ops.transpose(e1), gy)
+                g = primitive_ops.matmul(primitive_ops.transpose(e1), gy)
             elif i == 4:
-                g = _ops.matmul(_ops.transpose(e2), gy)
+                g = primitive_ops.matmul(primitive_ops.transpose(e2), gy)
             else:
-                g = _ops.sum(gy, axis=0)
+                g = primitive_ops.sum(gy, axis=0)
             ret.append(g)
         return tuple(ret)
 
@@ -152,8 +157,8 @@ def bilinear(e1, e2, W, V1=None, V2=None, b=None):
             "least one of them is None."
         )
     if e1.ndim > 2:
-        e1 = _ops.reshape(e1, (e1.shape[0], -1))
+        e1 = primitive_ops.reshape(e1, (e1.shape[0], -1))
     if e2.ndim > 2:
-        e2 = _ops.reshape(e2, (e2.shape[0], -1))
+        e2 = primitive_ops.reshape(e2, (e2.shape[0], -1))
     inputs = (e1, e2, W) if V1 is None else (e1, e2, W, V1, V2, b)
     return BilinearFunction().apply(inputs)[0]

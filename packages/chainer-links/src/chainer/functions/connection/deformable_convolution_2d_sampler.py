@@ -1,7 +1,7 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
+from chainer import primitive_ops
 from chainer.functions.array import pad as pad_module
 from chainer.functions.array import spatial_transformer_sampler
 from chainer.utils import conv
@@ -53,7 +53,7 @@ def _grid(offset, kh, kw, stride, padded_size):
     scale = numpy.array([2 / max(s - 1, 1) for s in padded_size[::-1]])
     scale = scale.reshape(1, 2, 1, 1)
     shift = (base.reshape(1, 2, kh * kw, -1) * scale - 1).astype(dtype)
-    grid = _ops.reshape(offset, (n, 2, kh * kw, out_h * out_w))
+    grid = primitive_ops.reshape(offset, (n, 2, kh * kw, out_h * out_w))
     grid = grid * xp.asarray(scale.astype(dtype)) + xp.asarray(shift)
     return grid
 
@@ -123,9 +123,9 @@ def deformable_convolution_2d_sampler(x, offset, W, b=None, stride=1, pad=0):
     grid = _grid(offset, kh, kw, (sy, sx), (h + 2 * ph, w + 2 * pw))
     samples = spatial_transformer_sampler.spatial_transformer_sampler(x, grid)
     # (n, c * kh * kw, P) columns against W as a (c_O, c * kh * kw) matrix.
-    cols = _ops.reshape(samples, (n, c * kh * kw, out_h * out_w))
-    y = _ops.matmul(_ops.reshape(W, (out_c, c * kh * kw)), cols)
-    y = _ops.reshape(y, (n, out_c, out_h, out_w))
+    cols = primitive_ops.reshape(samples, (n, c * kh * kw, out_h * out_w))
+    y = primitive_ops.matmul(primitive_ops.reshape(W, (out_c, c * kh * kw)), cols)
+    y = primitive_ops.reshape(y, (n, out_c, out_h, out_w))
     if b is not None:
-        y = y + _ops.reshape(b, (1, out_c, 1, 1))
+        y = y + primitive_ops.reshape(b, (1, out_c, 1, 1))
     return y

@@ -1,4 +1,4 @@
-from chainer import _ops
+from chainer import primitive_ops
 from chainer.functions.connection import convolution_2d
 
 
@@ -44,7 +44,7 @@ def depthwise_convolution_2d(x, W, b=None, stride=1, pad=0):
         )
     multiplier, channels, kh, kw = W.shape
     # (c_M, c_I, kh, kw) -> grouped filters (c_I * c_M, 1, kh, kw).
-    w_grouped = _ops.reshape(
-        _ops.transpose(W, (1, 0, 2, 3)), (channels * multiplier, 1, kh, kw)
+    w_grouped = primitive_ops.reshape(
+        primitive_ops.transpose(W, (1, 0, 2, 3)), (channels * multiplier, 1, kh, kw)
     )
     return convolution_2d.convolution_2d(x, w_grouped, b, stride, pad, groups=channels)

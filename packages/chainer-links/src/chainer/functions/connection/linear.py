@@ -1,7 +1,7 @@
 from chainer import _backprop
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -102,17 +102,17 @@ class LinearFunction(function_node.FunctionNode):
         (gy,) = grad_outputs
         ret = []
         if 0 in indexes:
-            gx = _ops.matmul(gy, W)
+            gx = primitive_ops.matmul(gy, W)
             if gx.dtype != x.dtype:
-                gx = _ops.cast(gx, x.dtype)
+                gx = primitive_ops.cast(gx, x.dtype)
             ret.append(gx)
         if 1 in indexes:
-            gW = _ops.matmul(_ops.transpose(gy), x)
+            gW = primitive_ops.matmul(primitive_ops.transpose(gy), x)
             if gW.dtype != W.dtype:
-                gW = _ops.cast(gW, W.dtype)
+                gW = primitive_ops.cast(gW, W.dtype)
             ret.append(gW)
         if 2 in indexes:
-            ret.append(_ops.sum(gy, axis=0))
+            ret.append(primitive_ops.sum(gy, axis=0))
         return tuple(ret)
 
 
@@ -178,13 +178,15 @@ def linear(x, W, b=None, n_batch_axes=1):
                 f"n_batch_axes={n_batch_axes} batch axes"
             )
         batch_shape = x.shape[:n_batch_axes]
-        x = _ops.reshape(x, (_size(batch_shape), _size(x.shape[n_batch_axes:])))
+        x = primitive_ops.reshape(
+            x, (_size(batch_shape), _size(x.shape[n_batch_axes:]))
+        )
     elif ndim > 2:
-        x = _ops.reshape(x, (x.shape[0], _size(x.shape[1:])))
+        x = primitive_ops.reshape(x, (x.shape[0], _size(x.shape[1:])))
     args = (x, W) if b is None else (x, W, b)
     (y,) = LinearFunction().apply(args)
     if batch_shape is not None:
-        y = _ops.reshape(y, (*batch_shape, y.shape[1]))
+        y = primitive_ops.reshape(y, (*batch_shape, y.shape[1]))
     return y
 
 

@@ -1,6 +1,6 @@
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import conv
 from chainer.utils import type_check
 
@@ -118,7 +118,7 @@ class LocalConvolution2DFunction(function_node.FunctionNode):
                 node = LocalConvolution2DGradW(W.shape, W.dtype, self.stride)
                 ret.append(node.apply((x, gy))[0])
             else:
-                ret.append(_ops.sum(gy, axis=0))
+                ret.append(primitive_ops.sum(gy, axis=0))
         return tuple(ret)
 
 

@@ -1,14 +1,14 @@
 import warnings
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.normalization import _moments
 from chainer.utils import type_check
 
 
 def _as_dtype(v, dtype):
-    return v if v.dtype == dtype else _ops.cast(v, dtype)
+    return v if v.dtype == dtype else primitive_ops.cast(v, dtype)
 
 
 def _accumulate(total, term):
@@ -201,7 +201,7 @@ class BatchNormalizationGrad(function_node.FunctionNode):
         x_hat = (x - self.mean.reshape(full)) * r.reshape(full)
 
         def ex(v):
-            return _ops.reshape(v, full)
+            return primitive_ops.reshape(v, full)
 
         gx = ggam = gg = h = sum_h = sum_hx = None
         if a is not None:
@@ -216,7 +216,9 @@ class BatchNormalizationGrad(function_node.FunctionNode):
             sum_hx = _accumulate(sum_hx, big_g * ggamma)
         if big_b is not None:
             big_b = ex(_as_dtype(big_b, dtype))
-            gg = _ops.broadcast_to(big_b, x.shape) if gg is None else gg + big_b
+            gg = (
+                primitive_ops.broadcast_to(big_b, x.shape) if gg is None else gg + big_b
+            )
         if h is not None:
             r_full = r.reshape(full)
             term = (h - ex(sum_h * inv_m) - x_hat * ex(sum_hx * inv_m)) * r_full
@@ -239,10 +241,10 @@ def _terms_of_ggx(a, x_hat, gamma, g, r, ggamma, gbeta, inv_m, layout):
     axis, full = layout.axis, layout.full
 
     def red(v):
-        return _ops.sum(v, axis=axis)
+        return primitive_ops.sum(v, axis=axis)
 
     def ex(v):
-        return _ops.reshape(v, full)
+        return primitive_ops.reshape(v, full)
 
     a0 = red(a)
     a1 = red(a * x_hat)
@@ -330,14 +332,18 @@ class FixedBatchNormalization(function_node.FunctionNode):
         inv_std = (var + self.eps) ** -0.5
         ret = {}
         if 0 in indexes:
-            ret[0] = _as_dtype(gy * _ops.reshape(gamma * inv_std, full), x_dtype)
+            ret[0] = _as_dtype(
+                gy * primitive_ops.reshape(gamma * inv_std, full), x_dtype
+            )
         if 1 in indexes or 4 in indexes:
-            x_hat = (x - _ops.reshape(mean, full)) * _ops.reshape(inv_std, full)
-            gxhat = _ops.sum(gy * x_hat, axis=axis)
+            x_hat = (x - primitive_ops.reshape(mean, full)) * primitive_ops.reshape(
+                inv_std, full
+            )
+            gxhat = primitive_ops.sum(gy * x_hat, axis=axis)
             ret[1] = gxhat
             ret[4] = gxhat * gamma * inv_std * inv_std * -0.5
         if 2 in indexes or 3 in indexes:
-            gbeta = _ops.sum(gy, axis=axis)
+            gbeta = primitive_ops.sum(gy, axis=axis)
             ret[2] = gbeta
             ret[3] = -gbeta * gamma * inv_std
         return tuple(ret[i] if i == 0 else _as_dtype(ret[i], p_dtype) for i in indexes)

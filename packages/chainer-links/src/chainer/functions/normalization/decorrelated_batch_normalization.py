@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -27,16 +27,20 @@ def _ungroup(y, shape):
 
 def _group_var(x, groups):
     perm = _group_axes(x.ndim)
-    return _ops.reshape(_ops.transpose(x, perm), (groups, x.shape[1] // groups, -1))
+    return primitive_ops.reshape(
+        primitive_ops.transpose(x, perm), (groups, x.shape[1] // groups, -1)
+    )
 
 
 def _ungroup_var(y, shape):
     perm = _group_axes(len(shape))
-    return _ops.transpose(_ops.reshape(y, tuple(shape[i] for i in perm)), perm)
+    return primitive_ops.transpose(
+        primitive_ops.reshape(y, tuple(shape[i] for i in perm)), perm
+    )
 
 
 def _swap(a):
-    return _ops.transpose(a, (0, 2, 1))
+    return primitive_ops.transpose(a, (0, 2, 1))
 
 
 def _compute_dtype(dtype):
@@ -44,7 +48,7 @@ def _compute_dtype(dtype):
 
 
 def _as_dtype(v, dtype):
-    return v if v.dtype == dtype else _ops.cast(v, dtype)
+    return v if v.dtype == dtype else primitive_ops.cast(v, dtype)
 
 
 class _Lyapunov(function_node.FunctionNode):
@@ -75,7 +79,9 @@ class _Lyapunov(function_node.FunctionNode):
         (h,) = _Lyapunov(self.vectors, self.values).apply((p_var, grad_outputs[0]))
         ret = []
         if 0 in indexes:
-            ret.append(-(_ops.matmul(_swap(g), h) + _ops.matmul(h, _swap(g))))
+            ret.append(
+                -(primitive_ops.matmul(_swap(g), h) + primitive_ops.matmul(h, _swap(g)))
+            )
         if 1 in indexes:
             ret.append(h)
         return tuple(ret)
@@ -98,8 +104,8 @@ class _InverseSqrt(function_node.FunctionNode):
         # gS = -P^2 Lyap(gP) P^2 (P symmetric, the solve self-adjoint).
         (p,) = self.get_retained_outputs()
         (h,) = _Lyapunov(self.vectors, self.values).apply((p, grad_outputs[0]))
-        p2 = _ops.matmul(p, p)
-        return (-_ops.matmul(_ops.matmul(p2, h), p2),)
+        p2 = primitive_ops.matmul(p, p)
+        return (-primitive_ops.matmul(primitive_ops.matmul(p2, h), p2),)
 
 
 def _check_x(x_type, groups):
@@ -161,25 +167,25 @@ class DecorrelatedBatchNormalization(function_node.FunctionNode):
         gyg = _as_dtype(_group_var(gy, self.groups), dtype)
         m = xg.shape[2]
         inv_m = 1.0 / max(m, 1)
-        xc = xg - _ops.sum(xg, axis=2, keepdims=True) * inv_m
+        xc = xg - primitive_ops.sum(xg, axis=2, keepdims=True) * inv_m
         # The (c, c) matrices are handled in float64: P^2 amplifies rounding
         # errors by the square of the condition number of the covariance,
         # which is large when it is nearly singular (fewer samples than
         # channels), so float32 loses the gradient there.
         wide = numpy.dtype(numpy.float64)
-        cov = _as_dtype(_ops.matmul(xc, _swap(xc)), wide) * inv_m
+        cov = _as_dtype(primitive_ops.matmul(xc, _swap(xc)), wide) * inv_m
         cov = cov + self.eps * xp.eye(cov.shape[1], dtype=wide)
         node = _InverseSqrt()
         (p,) = node.apply((cov,))
         # y = P xc: through xc directly and through P(S(xc)).
-        gp = _as_dtype(_ops.matmul(gyg, _swap(xc)), wide)
+        gp = _as_dtype(primitive_ops.matmul(gyg, _swap(xc)), wide)
         (h,) = _Lyapunov(node.vectors, node.values).apply((p, gp))
-        p2 = _ops.matmul(p, p)
-        gs = -_ops.matmul(_ops.matmul(p2, h), p2)
+        p2 = primitive_ops.matmul(p, p)
+        gs = -primitive_ops.matmul(primitive_ops.matmul(p2, h), p2)
         gs = _as_dtype(gs + _swap(gs), dtype)
         p = _as_dtype(p, dtype)
-        gxc = _ops.matmul(_swap(p), gyg) + _ops.matmul(gs, xc) * inv_m
-        gxg = gxc - _ops.sum(gxc, axis=2, keepdims=True) * inv_m
+        gxc = primitive_ops.matmul(_swap(p), gyg) + primitive_ops.matmul(gs, xc) * inv_m
+        gxg = gxc - primitive_ops.sum(gxc, axis=2, keepdims=True) * inv_m
         return (_as_dtype(_ungroup_var(gxg, x.shape), x.dtype),)
 
 
@@ -222,15 +228,17 @@ class FixedDecorrelatedBatchNormalization(function_node.FunctionNode):
         p = _as_dtype(projection, dtype)
         ret = []
         if 0 in indexes or 1 in indexes:
-            gxc = _ops.matmul(_swap(p), gyg)
+            gxc = primitive_ops.matmul(_swap(p), gyg)
             if 0 in indexes:
                 ret.append(_as_dtype(_ungroup_var(gxc, x.shape), x.dtype))
             if 1 in indexes:
-                ret.append(_as_dtype(-_ops.sum(gxc, axis=2), mean.dtype))
+                ret.append(_as_dtype(-primitive_ops.sum(gxc, axis=2), mean.dtype))
         if 2 in indexes:
             xg = _as_dtype(_group_var(x, self.groups), dtype)
-            xc = xg - _ops.reshape(_as_dtype(mean, dtype), (*mean.shape, 1))
-            ret.append(_as_dtype(_ops.matmul(gyg, _swap(xc)), projection.dtype))
+            xc = xg - primitive_ops.reshape(_as_dtype(mean, dtype), (*mean.shape, 1))
+            ret.append(
+                _as_dtype(primitive_ops.matmul(gyg, _swap(xc)), projection.dtype)
+            )
         return tuple(ret)
 
 

@@ -2,9 +2,9 @@ import math
 
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.normalization import batch_normalization
 from chainer.utils import type_check
 
@@ -67,9 +67,9 @@ class GroupNormalization(function_node.FunctionNode):
         dtype = numpy.promote_types(gamma.dtype, numpy.float32)
         ones = xp.ones(rows[0], dtype)
         zeros = xp.zeros(rows[0], dtype)
-        x_rows = _ops.reshape(x, rows)
+        x_rows = primitive_ops.reshape(x, rows)
         if gy.dtype != gamma.dtype:
-            gy = _ops.cast(gy, gamma.dtype)
+            gy = primitive_ops.cast(gy, gamma.dtype)
         axis = (0, *range(2, x.ndim))
         gx = ggamma = None
         if 0 in indexes or 1 in indexes:
@@ -77,20 +77,20 @@ class GroupNormalization(function_node.FunctionNode):
             # the gradient of gamma stays differentiable in x.
             bn = batch_normalization.BatchNormalization(self.eps, axis=(1,))
             (x_hat,) = bn.apply((x_rows, ones, zeros))
-            x_hat = _ops.reshape(x_hat, x.shape)
+            x_hat = primitive_ops.reshape(x_hat, x.shape)
             if x_hat.dtype != gamma.dtype:
-                x_hat = _ops.cast(x_hat, gamma.dtype)
-            ggamma = _ops.sum(gy * x_hat, axis=axis)
+                x_hat = primitive_ops.cast(x_hat, gamma.dtype)
+            ggamma = primitive_ops.sum(gy * x_hat, axis=axis)
         if 0 in indexes:
-            gx_hat = gy * _ops.reshape(gamma, self._affine_shape(x))
+            gx_hat = gy * primitive_ops.reshape(gamma, self._affine_shape(x))
             grad = batch_normalization.BatchNormalizationGrad((1,), bn.mean, bn.inv_std)
-            (gx, _, _) = grad.apply((x_rows, ones, _ops.reshape(gx_hat, rows)))
-            gx = _ops.reshape(gx, x.shape)
+            (gx, _, _) = grad.apply((x_rows, ones, primitive_ops.reshape(gx_hat, rows)))
+            gx = primitive_ops.reshape(gx, x.shape)
             if gx.dtype != x.dtype:
-                gx = _ops.cast(gx, x.dtype)
+                gx = primitive_ops.cast(gx, x.dtype)
         ret = {0: gx, 1: ggamma}
         if 2 in indexes:
-            ret[2] = _ops.sum(gy, axis=axis)
+            ret[2] = primitive_ops.sum(gy, axis=axis)
         return tuple(ret[i] for i in indexes)
 
 

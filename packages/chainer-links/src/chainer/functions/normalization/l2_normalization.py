@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.functions.math import sqrt
 from chainer.utils import type_check
 
@@ -40,17 +40,17 @@ class NormalizeL2(function_node.FunctionNode):
         (gy,) = grad_outputs
         dtype = x.dtype
         if dtype.itemsize < 4:
-            x = _ops.cast(x, numpy.float32)
-            gy = _ops.cast(gy, numpy.float32)
-        sq = _ops.sum(x * x, axis=self.axis, keepdims=True)
+            x = primitive_ops.cast(x, numpy.float32)
+            gy = primitive_ops.cast(gy, numpy.float32)
+        sq = primitive_ops.sum(x * x, axis=self.axis, keepdims=True)
         # A zero vector has a zero second term; n is taken as 1 there so
         # neither this gradient nor its own gradient divides by zero.
         zero = (sq.array == 0).astype(sq.dtype)
         n = sqrt.sqrt(sq + zero)
         norm = n - zero + self.eps
-        dot = _ops.sum(gy * x, axis=self.axis, keepdims=True)
+        dot = primitive_ops.sum(gy * x, axis=self.axis, keepdims=True)
         gx = gy / norm - x * (dot / (norm * norm * n))
-        return (gx if gx.dtype == dtype else _ops.cast(gx, dtype),)
+        return (gx if gx.dtype == dtype else primitive_ops.cast(gx, dtype),)
 
 
 def normalize(x, eps=1e-05, axis=1):

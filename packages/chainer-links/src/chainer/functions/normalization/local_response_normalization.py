@@ -1,8 +1,8 @@
 import numpy
 
-from chainer import _ops
 from chainer import backend
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -65,15 +65,15 @@ class LocalResponseNormalization(function_node.FunctionNode):
         (gy,) = grad_outputs
         dtype = x.dtype
         if dtype.itemsize < 4:
-            x = _ops.cast(x, numpy.float32)
-            gy = _ops.cast(gy, numpy.float32)
+            x = primitive_ops.cast(x, numpy.float32)
+            gy = primitive_ops.cast(gy, numpy.float32)
         window = self.n // 2
         (s,) = _ChannelWindowSum(window).apply((x * x,))
         s = s * self.alpha + self.k
         u = s ** (-self.beta)
         (w,) = _ChannelWindowSum(window).apply((gy * x * u / s,))
         gx = gy * u - x * w * (2.0 * self.alpha * self.beta)
-        return (gx if gx.dtype == dtype else _ops.cast(gx, dtype),)
+        return (gx if gx.dtype == dtype else primitive_ops.cast(gx, dtype),)
 
 
 def local_response_normalization(x, n=5, k=2, alpha=0.0001, beta=0.75):
