@@ -84,37 +84,29 @@ def find_kernel(node_class: type, backend_name: str):
 
 
 class _KernelCache(dict):
-    """``{(node class, backend name): kernel or None}``, filled on first use.
+    """``cache[(node class, backend name)]``: the kernel or None.
 
-    ``cache[key]`` is the hot-path read: one dict lookup once the key has been
-    seen. While any kernel is registered the cache also holds one marker entry,
-    so that an empty cache tells :meth:`chainer.FunctionNode.apply` at once
-    that there is nothing to look up.
+    A view of :data:`class_kernels` (where the per-class answers are cached)
+    by pair. Its only entry is a marker, present while any kernel is
+    registered or the registry is still pending, so that an empty cache tells
+    :meth:`chainer.FunctionNode.apply` and the update rules at once that
+    there is nothing to look up.
     """
 
     __slots__ = ()
 
     def __missing__(self, key):
-        if _loader is not None:
-            _load_registry()
-            return self[key]
         node_class, backend_name = key
-        kernel = find_kernel(node_class, backend_name)
-        if kernels:
-            # Without kernels the cache stays empty: apply's fast exit.
-            self[key] = kernel
-        return kernel
+        by_backend = class_kernels.get(node_class)
+        if by_backend is None:
+            by_backend = kernels_of(node_class)
+        return by_backend.get(backend_name)
 
     def __contains__(self, key) -> bool:  # type: ignore[override]
-        # "Is there a kernel for (class, backend)?", as the plain dict answered.
+        # "Is there a kernel for (class, backend)?", as a plain dict answered.
         if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type)):
             return False
-        if _loader is not None:
-            _load_registry()
-        kernel = dict.get(self, key, _ACTIVE)
-        if kernel is _ACTIVE:
-            kernel = find_kernel(*key)
-        return kernel is not None
+        return self[key] is not None
 
 
 kernel_cache = _KernelCache()
@@ -188,9 +180,6 @@ def replace_kernel(stand_in, kernel) -> None:
     for key, value in list(kernels.items()):
         if value is stand_in:
             kernels[key] = kernel
-    for key, value in list(kernel_cache.items()):
-        if value is stand_in:
-            dict.__setitem__(kernel_cache, key, kernel)
     for by_backend in class_kernels.values():
         for backend_name, value in list(by_backend.items()):
             if value is stand_in:

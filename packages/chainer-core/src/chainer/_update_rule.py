@@ -329,9 +329,11 @@ class UpdateRule:
             return
         kernel = None
         if _dispatch.kernel_cache and array is not None:
-            kernel = _dispatch.kernel_cache[
-                type(self), function_node._backend_name(array)
-            ]
+            by_backend = _dispatch.class_kernels.get(type(self))
+            if by_backend is None:
+                by_backend = _dispatch.kernels_of(type(self))
+            if by_backend:
+                kernel = by_backend.get(function_node._backend_name(array))
         with param.device:
             if kernel is None:
                 self.update_core_gpu(param)

@@ -37,9 +37,9 @@ def _as_output_array(y):
     return y
 
 
-# (FunctionNode subclass, backend name) -> kernel(node, inputs) or None: the
-# per-pair cache of chainer._dispatch. Empty while no kernel is registered (and
-# the registry is not pending), so apply skips the lookup.
+# (FunctionNode subclass, backend name) -> kernel(node, inputs) or None, a view
+# of chainer._dispatch's per-class cache. Empty while no kernel is registered
+# (and the registry is not pending), so apply skips the lookup.
 _kernel_overrides = _dispatch.kernel_cache
 # node class -> {backend name: kernel}, what apply reads: one plain dict lookup
 # per call, and no backend lookup for a class without kernels.

@@ -15,26 +15,23 @@ def _accumulate(total, term):
     return term if total is None else total + term
 
 
+# The former private name of ``layout``, still readable and writable.
+_LAYOUT_ALIAS = property(
+    lambda self: self.layout, lambda self, value: setattr(self, "layout", value)
+)
+
+
 class BatchNormalization(function_node.FunctionNode):
     """Batch normalization with batch statistics; keeps ``mean`` and ``inv_std``."""
 
     mean = None
     inv_std = None
-    _layout = None
-
-    @property
-    def layout(self):
-        """Reduction layout of ``x`` (a ``moments.Layout``), or None.
-
-        Set by the forward pass, or by a kernel override, to
-        ``moments.get_layout(x.shape, axis)``
-        (:mod:`chainer.functions.normalization.moments`).
-        """
-        return self._layout
-
-    @layout.setter
-    def layout(self, value):
-        self._layout = value
+    #: Reduction layout of ``x`` (a ``moments.Layout``), or None: set by the
+    #: forward pass, or by a kernel override, to
+    #: ``moments.get_layout(x.shape, axis)``
+    #: (:mod:`chainer.functions.normalization.moments`).
+    layout = None
+    _layout = _LAYOUT_ALIAS
 
     def __init__(self, eps=2e-5, mean=None, var=None, decay=0.9, axis=None):
         self.running_mean = mean
@@ -75,7 +72,7 @@ class BatchNormalization(function_node.FunctionNode):
         y = d.reshape(x.shape).astype(x.dtype, copy=False)
         self.mean = mean
         self.inv_std = inv_std
-        self._layout = layout
+        self.layout = layout
         if self.running_mean is not None and m > 0:
             # The running variance is the unbiased estimate m / (m - 1) * var.
             decay = self.decay
@@ -89,7 +86,7 @@ class BatchNormalization(function_node.FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         x, gamma = self.get_retained_inputs()
-        grad = BatchNormalizationGrad(self.axis, self.mean, self.inv_std, self._layout)
+        grad = BatchNormalizationGrad(self.axis, self.mean, self.inv_std, self.layout)
         return grad.apply((x, gamma, grad_outputs[0]))
 
 
@@ -100,28 +97,17 @@ class BatchNormalizationGrad(function_node.FunctionNode):
     with the forward statistics, 5-9x faster than the same formula as
     Variable ops on (64, 256, 8, 8) float32. Built from the forward's
     reduced ``axis`` and flat per-channel ``mean`` and ``inv_std`` (and its
-    cached layout); its backward is the exact second-order gradient.
+    cached layout, kept as ``layout`` like the forward's); its backward is
+    the exact second-order gradient.
     """
+
+    _layout = _LAYOUT_ALIAS
 
     def __init__(self, axis, mean, inv_std, layout=None):
         self.axis = axis
         self.mean = mean
         self.inv_std = inv_std
-        self._layout = layout
-
-    @property
-    def layout(self):
-        """Reduction layout of ``x`` (a ``moments.Layout``), or None.
-
-        Set by the forward pass, or by a kernel override, to
-        ``moments.get_layout(x.shape, axis)``
-        (:mod:`chainer.functions.normalization.moments`).
-        """
-        return self._layout
-
-    @layout.setter
-    def layout(self, value):
-        self._layout = value
+        self.layout = layout
 
     @property
     def ggamma(self):
@@ -147,9 +133,9 @@ class BatchNormalizationGrad(function_node.FunctionNode):
 
     def forward(self, inputs):
         x, gamma, gy = inputs
-        layout = self._layout
+        layout = self.layout
         if layout is None:
-            layout = self._layout = _moments.get_layout(x.shape, self.axis)
+            layout = self.layout = _moments.get_layout(x.shape, self.axis)
         mean, inv_std = self.mean, self.inv_std
         dtype = mean.dtype
         gyv = layout.view(gy)
@@ -188,7 +174,7 @@ class BatchNormalizationGrad(function_node.FunctionNode):
         #           - gamma r^2 P x_hat / m
         x, gamma, gy = self.get_retained_inputs()
         a, big_g, big_b = grad_outputs
-        layout = self._layout
+        layout = self.layout
         full = layout.full
         dtype = self.mean.dtype
         x_dtype, gamma_dtype, gy_dtype = x.dtype, gamma.dtype, gy.dtype

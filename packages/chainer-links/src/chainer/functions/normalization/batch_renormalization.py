@@ -48,7 +48,7 @@ class BatchRenormalizationFunction(function_node.FunctionNode):
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
         self.axis = _moments.default_axis(x.ndim, gamma.ndim)
-        layout = self._layout = _moments.get_layout(x.shape, self.axis)
+        layout = self.layout = _moments.get_layout(x.shape, self.axis)
         dtype = _moments.compute_dtype(x.dtype, gamma.dtype)
         m = layout.count
         inv_m = 1.0 / max(m, 1)
@@ -88,7 +88,7 @@ class BatchRenormalizationFunction(function_node.FunctionNode):
         r = self.r.reshape(gamma.shape).astype(gamma.dtype, copy=False)
         d = self.d.reshape(gamma.shape).astype(gamma.dtype, copy=False)
         grad = batch_normalization.BatchNormalizationGrad(
-            self.axis, self.mean, self.inv_std, self._layout
+            self.axis, self.mean, self.inv_std, self.layout
         )
         gx, ggamma_hat, gbeta = grad.apply((x, gamma * r, gy))
         # d(gamma * (x_hat * r + d)) / dgamma = x_hat * r + d.
