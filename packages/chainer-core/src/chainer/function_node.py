@@ -106,15 +106,18 @@ class FunctionNode:
     @property
     def output_data(self):
         """Tuple of retained output arrays (None for outputs not retained)."""
-        if self._retained_output_data is None:
+        data = self._retained_output_data
+        if data is None:
             raise RuntimeError(
                 "retained output data is gone: call retain_outputs in forward"
             )
-        out_data = [None] * len(self.outputs)
-        for index, data in zip(
-            self._output_indexes_to_retain, self._retained_output_data, strict=True
-        ):
-            out_data[index] = data
+        n_outputs = len(self.outputs)
+        if n_outputs == 1 == len(data):
+            # One output, retained (the common case, read by backward).
+            return data
+        out_data = [None] * n_outputs
+        for index, array in zip(self._output_indexes_to_retain, data, strict=True):
+            out_data[index] = array
         return tuple(out_data)
 
     @property
@@ -203,7 +206,13 @@ class FunctionNode:
             by_backend = _class_kernels.get(type(self))
             if by_backend is None:
                 by_backend = _dispatch.kernels_of(type(self))
-            kernel = by_backend.get(_backend_name(in_data[0])) if by_backend else None
+            if by_backend:
+                x0 = in_data[0]
+                kernel = by_backend.get(
+                    "numpy" if type(x0) is _ndarray else _backend_name(x0)
+                )
+            else:
+                kernel = None
             outputs = self.forward(in_data) if kernel is None else kernel(self, in_data)
         else:
             outputs = self.forward(in_data)

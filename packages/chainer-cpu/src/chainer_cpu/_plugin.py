@@ -40,6 +40,13 @@ _KERNEL_TABLE = (
         f"{_CONV}.deconvolution_2d:Deconvolution2DFunction",
         f"{_FAST}.functions.connection.deconvolution_nd:deconvolution",
     ),
+    # pooling (chainer_cpu/functions/pooling/): rows added below this line.
+    # normalization (chainer_cpu/functions/normalization/): rows below.
+    # activation (chainer_cpu/functions/activation/): rows below.
+    (
+        "chainer.functions.activation.relu:ReLU",
+        f"{_FAST}.functions.activation.relu:relu",
+    ),
     # chainer-core's CPU hook (see chainer.utils._parallel in chainer-core):
     # the set-up of a NumPy training step, and print_runtime_info's line.
     (f"{_CORE_CPU}:engage", f"{_FAST}._parallel:engage"),

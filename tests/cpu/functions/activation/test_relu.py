@@ -1,0 +1,122 @@
+"""chainer-cpu's ReLU kernel: registered, and equal to NumPy's maximum on any layout."""
+
+import numpy
+import pytest
+
+import chainer
+from chainer import gradient_check
+from chainer import plugins
+from chainer.functions.activation import relu
+from chainer_cpu.functions.activation import relu as cpu_relu
+
+
+def test_registered_for_numpy(cpu_plugin):
+    assert plugins.get_kernel(relu.ReLU, "numpy") is cpu_relu.relu
+
+
+def _batch_innermost(a):
+    return numpy.ascontiguousarray(a.transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2)
+
+
+def _inputs():
+    # Inputs of the row-wise path for large dense arrays, and ones it skips.
+    rng = numpy.random.RandomState(0)
+    base = rng.standard_normal((4, 3, 65, 89)).astype(numpy.float32)
+    base[0, 0, 0, :3] = [numpy.nan, -0.0, numpy.inf]
+    return {
+        "small": base[:1, :1, :3, :4].copy(),
+        "small_float16": base[:1, :1, :3, :4].astype(numpy.float16),
+        "large_float16": base.astype(numpy.float16),
+        "c_order": base,
+        "f_order": numpy.asfortranarray(base),
+        "channel_major": numpy.ascontiguousarray(base.swapaxes(0, 1)).swapaxes(0, 1),
+        "batch_innermost": _batch_innermost(base),
+        "padded_view": numpy.pad(base, ((0, 0), (0, 0), (1, 1), (1, 1)))[
+            :, :, 1:-1, 1:-1
+        ],
+        "reversed": base[:, :, ::-1],
+        "float64": base.astype(numpy.float64),
+        "exact_rows": rng.standard_normal(4 * cpu_relu.ROW).astype(numpy.float32),
+        "rows_and_a_tail": rng.standard_normal(4 * cpu_relu.ROW + 5).astype(
+            numpy.float64
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_inputs()))
+def test_kernel_matches_maximum(name):
+    x = _inputs()[name]
+    node = relu.ReLU()
+    (y,) = cpu_relu.relu(node, (x,))
+    expected = numpy.maximum(x, 0)
+    assert y.dtype == x.dtype
+    assert y.shape == x.shape
+    numpy.testing.assert_array_equal(y, expected)
+    # Signed zeros and NaN as numpy.maximum gives them.
+    numpy.testing.assert_array_equal(numpy.signbit(y), numpy.signbit(expected))
+    # The output is retained for the backward mask, as forward does.
+    assert node._output_indexes_to_retain == (0,)
+
+
+@pytest.mark.parametrize("name", ["channel_major", "batch_innermost", "f_order"])
+def test_large_dense_output_keeps_the_input_memory_order(name):
+    x = _inputs()[name]
+    (y,) = cpu_relu.relu(relu.ReLU(), (x,))
+    assert y.strides == x.strides
+
+
+def test_is_dense():
+    x = numpy.zeros((3, 4, 5), numpy.float32)
+    assert cpu_relu.is_dense(x.transpose(2, 0, 1))
+    assert not cpu_relu.is_dense(x[:, :, ::2])
+    assert not cpu_relu.is_dense(x[:, 1:])
+
+
+def test_relu_uses_the_kernel_only_while_registered(cpu_plugin, monkeypatch):
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(args[0].shape)
+        return numpy.maximum(*args, **kwargs)
+
+    monkeypatch.setattr(cpu_relu, "_maximum", counting)
+    x = numpy.ones((2, 3), numpy.float32)
+    relu.relu(x)
+    assert calls == [(2, 3)]
+    plugins.unregister("cpu")
+    try:
+        relu.relu(x)
+    finally:
+        plugins.register(cpu_plugin, name="cpu")
+    assert calls == [(2, 3)]
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("layout", ["c_order", "batch_innermost"])
+def test_gradients_through_the_kernel(cpu_plugin, dtype, layout):
+    rng = numpy.random.RandomState(2)
+    x = rng.uniform(-1, 1, (4, 3, 64, 64)).astype(dtype)
+    x[abs(x) < 0.1] = 0.5
+    if layout == "batch_innermost":
+        x = _batch_innermost(x)
+    v = chainer.Variable(x)
+    y = relu.relu(v)
+    y.grad = numpy.ones(y.shape, dtype)
+    y.backward()
+    numpy.testing.assert_array_equal(v.grad, (x > 0).astype(dtype))
+    small = x[:2, :2, :3, :3]
+    tol = {
+        numpy.float16: {"atol": 5e-3, "rtol": 5e-2, "dtype": numpy.float64},
+        numpy.float32: {"atol": 1e-4, "rtol": 1e-3},
+        numpy.float64: {},
+    }[dtype]
+    gradient_check.check_backward(
+        relu.relu, small, rng.uniform(-1, 1, small.shape).astype(dtype), **tol
+    )
+    gradient_check.check_double_backward(
+        relu.relu,
+        small,
+        rng.uniform(-1, 1, small.shape).astype(dtype),
+        rng.uniform(-1, 1, small.shape).astype(dtype),
+        **tol,
+    )
