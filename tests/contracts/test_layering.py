@@ -31,27 +31,12 @@ from packaging.utils import canonicalize_name
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGES = ROOT / "packages"
 
-# Crossings that other parts of issue 23 are still removing; the lead empties
-# this list when they land. Each entry: (file globs relative to the
+# Tolerated imports of another distribution's private modules: none since
+# issue 23, and any new one needs a reason here. Each entry: (file globs relative to the
 # repository root, imported dotted path and what is below it, reason). An
 # entry that matches nothing fails the test, so the list cannot outlive its
 # crossings.
-ALLOWED_CROSSINGS = (
-    (
-        ("packages/chainer-links/src/chainer/functions/connection/linear.py",),
-        "chainer._backprop",
-        "the catalogue file being moved to chainer-cpu reads autograd internals",
-    ),
-    (
-        (
-            "packages/chainer-cuda/src/chainer_cuda/legacy.py",
-            "packages/chainer-links/src/chainer/functions/array/copy.py",
-        ),
-        "chainer.backends._dummy_device",
-        "DummyDevice has the public name chainer.backends.cuda.DummyDevice, "
-        "which the CUDA facade rework serves",
-    ),
-)
+ALLOWED_CROSSINGS: tuple = ()
 
 
 def _owners():

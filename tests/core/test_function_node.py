@@ -429,3 +429,69 @@ def test_output_data_requires_retain():
     g = ExpOut()
     (_y,) = g.apply((_x(0.0),))
     numpy.testing.assert_allclose(g.output_data[0], [1.0])
+
+
+class _ScaleByLeaf(function_node.FunctionNode):
+    """``y = x * w`` (w a scalar leaf) that defers w's gradient to the pass's end."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x, w = inputs
+        return (x * w,)
+
+    def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
+        x, w = self.get_retained_inputs()
+        (gy,) = grad_outputs
+        ret = []
+        for index, g_input in zip(target_input_indexes, grad_inputs, strict=True):
+            if index == 0:
+                gx = gy * w
+                ret.append(gx if g_input is None else gx + g_input)
+            elif g_input is not None and self.defer_input_grad(
+                1, _sum_payloads, (gy.array, x.array)
+            ):
+                ret.append(g_input)
+            else:
+                gw = chainer.functions.sum(gy * x)
+                ret.append(gw if g_input is None else gw + g_input)
+        return tuple(ret)
+
+    def backward(self, indexes, grad_outputs):  # pragma: no cover - unused
+        raise AssertionError("backward_accumulate computes the gradients")
+
+
+_REDUCED = []
+
+
+def _sum_payloads(payloads):
+    _REDUCED.append(len(payloads))
+    return sum(float((gy * x).sum()) for gy, x in payloads) * numpy.ones(
+        (), numpy.float64
+    )
+
+
+def _three_steps():
+    x = numpy.arange(1.0, 4.0)
+    w = Variable(numpy.array(2.0))
+    h = Variable(x)
+    for _ in range(3):
+        (h,) = _ScaleByLeaf().apply((h, w))
+    return x, w, h
+
+
+def test_defer_input_grad_reduces_the_deferred_contributions_once():
+    _REDUCED.clear()
+    x, w, h = _three_steps()
+    chainer.functions.sum(h).backward()
+    # d/dw sum(x * w**3) = 3 w**2 sum(x); the first contribution is computed,
+    # the other two are deferred and reduced together at the end.
+    numpy.testing.assert_allclose(w.grad, 3 * 4.0 * x.sum())
+    assert _REDUCED == [2]
+
+
+def test_defer_input_grad_is_refused_outside_a_plain_backward_pass():
+    _REDUCED.clear()
+    x, w, h = _three_steps()
+    (gw,) = chainer.grad([chainer.functions.sum(h)], [w])
+    numpy.testing.assert_allclose(gw.array, 3 * 4.0 * x.sum())
+    assert _REDUCED == []

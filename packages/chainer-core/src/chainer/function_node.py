@@ -434,6 +434,32 @@ class FunctionNode:
                 ret.append(primitive_ops.add(gx, g_input))
         return tuple(ret)
 
+    def defer_input_grad(self, index, reduce, payload):
+        """Hands a contribution to a leaf input's gradient to the end of the pass.
+
+        For :meth:`backward_accumulate` overrides of nodes whose input is a
+        leaf used many times in one graph (a weight shared by the time steps
+        of an RNN): instead of the gradient, the node gives what it is made
+        of. At the end of the backward pass, ``reduce`` gets the payloads of
+        all the contributions to that leaf and returns their total as one
+        array (for a linear layer, one large GEMM instead of one small one per
+        time step), which is added to the leaf's ``grad``.
+
+        Args:
+            index (int): Which input of this node the contribution is for.
+            reduce (callable): ``reduce(payloads) -> array``; the same object
+                for every contribution that is to be reduced together.
+            payload: What this contribution is made of.
+
+        Returns:
+            bool: False if nothing was deferred (not inside a plain backward
+            pass, e.g. in ``chainer.grad`` or with double backprop, or the
+            input is not a leaf): the caller computes the gradient itself.
+        """
+        from chainer import _backprop
+
+        return _backprop.defer_leaf_grad(self.inputs[index], reduce, payload)
+
     def retain_inputs(self, indexes):
         """Lets specified inputs be kept for backward (call inside forward).
 

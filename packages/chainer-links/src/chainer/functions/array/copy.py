@@ -1,6 +1,6 @@
 from chainer import backend
 from chainer import function_node
-from chainer.backends import _dummy_device
+from chainer.backends import cuda
 from chainer.utils import type_check
 
 
@@ -50,7 +50,7 @@ def copy(x, dst):
         >>> F.copy(x, -1).array
         array([0., 1., 2.], dtype=float32)
     """
-    if dst is _dummy_device.DummyDevice:
+    if dst is cuda.DummyDevice:
         dst = -1
     in_device = backend.get_device_from_array(x)
     out_device = backend.get_device(dst)

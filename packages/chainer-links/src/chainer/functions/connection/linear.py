@@ -1,4 +1,3 @@
-from chainer import _backprop
 from chainer import backend
 from chainer import function_node
 from chainer import primitive_ops
@@ -78,8 +77,8 @@ class LinearFunction(function_node.FunctionNode):
             if (
                 grad_inputs[pos] is not None
                 and gy is not None
-                and _backprop.defer_leaf_grad(
-                    w_node,
+                and self.defer_input_grad(
+                    1,
                     _sum_weight_grads,
                     (gy.array, self.inputs[0].data, w_node.dtype),
                 )
