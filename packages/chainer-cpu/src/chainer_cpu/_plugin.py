@@ -41,6 +41,30 @@ _KERNEL_TABLE = (
         f"{_FAST}.functions.connection.deconvolution_nd:deconvolution",
     ),
     # pooling (chainer_cpu/functions/pooling/): rows added below this line.
+    (
+        "chainer.functions.pooling.max_pooling_nd:MaxPoolingND",
+        f"{_FAST}.functions.pooling.max_pooling_nd:max_pooling",
+    ),
+    (
+        "chainer.functions.pooling.max_pooling_2d:MaxPooling2D",
+        f"{_FAST}.functions.pooling.max_pooling_nd:max_pooling",
+    ),
+    (
+        "chainer.functions.pooling.max_pooling_nd:MaxPoolingNDGrad",
+        f"{_FAST}.functions.pooling.max_pooling_nd:max_pooling_grad",
+    ),
+    (
+        "chainer.functions.pooling.average_pooling_nd:AveragePoolingND",
+        f"{_FAST}.functions.pooling.average_pooling_nd:average_pooling",
+    ),
+    (
+        "chainer.functions.pooling.average_pooling_2d:AveragePooling2D",
+        f"{_FAST}.functions.pooling.average_pooling_nd:average_pooling",
+    ),
+    (
+        "chainer.functions.pooling.average_pooling_nd:AveragePoolingNDGrad",
+        f"{_FAST}.functions.pooling.average_pooling_nd:average_pooling_grad",
+    ),
     # normalization (chainer_cpu/functions/normalization/): rows below.
     # activation (chainer_cpu/functions/activation/): rows below.
     (

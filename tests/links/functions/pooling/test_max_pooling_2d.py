@@ -149,34 +149,6 @@ def test_non_contiguous_and_empty_batch():
     assert y.shape == (0, 3, 2, 2)
 
 
-@pytest.mark.parametrize("pad", [0, 1])
-def test_batch_innermost_input_keeps_its_layout(pad):
-    # NumPy convolution outputs lie in memory as (c, h, w, n); pooling keeps
-    # that order for its output and its input gradient, with the values of
-    # a C-order input.
-    from chainer.utils import conv
-
-    rng = numpy.random.RandomState(4)
-    base = rng.standard_normal((3, 6, 8, 5)).astype(numpy.float32)
-    x = base.transpose(3, 0, 1, 2)
-    assert conv.is_batch_innermost(x)
-    xv = chainer.Variable(x)
-    h = xv * 1  # an inner node: its gradient is stored as computed
-    assert conv.is_batch_innermost(h.array)
-    y = functions.max_pooling_2d(h, 3, 2, pad=pad)
-    assert conv.is_batch_innermost(y.array)
-    gy = rng.standard_normal(y.shape).astype(numpy.float32)
-    y.grad = gy
-    y.backward(retain_grad=True)
-    assert conv.is_batch_innermost(h.grad)
-    xc = chainer.Variable(numpy.ascontiguousarray(x))
-    yc = functions.max_pooling_2d(xc, 3, 2, pad=pad)
-    yc.grad = gy
-    yc.backward()
-    numpy.testing.assert_array_equal(y.array, yc.array)
-    numpy.testing.assert_array_equal(xv.grad, xc.grad)
-
-
 def test_inference_does_not_keep_indexes():
     x = numpy.random.rand(1, 1, 4, 4).astype(numpy.float32)
     with chainer.no_backprop_mode():

@@ -12,6 +12,7 @@ class AveragePoolingND(pooling_nd.PoolingND):
         if not (pad_value is None or pad_value == 0):
             raise ValueError(f"pad_value must be either 0 or None, not {pad_value}.")
         super().__init__(ndim, ksize, stride, pad, cover_all)
+        #: 0 (padding averaged in as zeros) or None (padding left out).
         self.pad_value = pad_value
 
     def forward(self, inputs):
@@ -22,12 +23,23 @@ class AveragePoolingND(pooling_nd.PoolingND):
         y = pooling_nd.reduce_windows(
             x, self.ksize, self.stride, self._out_size, xp.add
         )
-        y /= self._divisor(xp, y.dtype)
+        y /= self.divisor(xp, y.dtype)
         return (y,)
 
-    def _divisor(self, xp, dtype):
-        # The window size, or with pad_value=None the number of its elements
-        # inside the input (an outer product of per-axis counts).
+    def divisor(self, xp, dtype):
+        """What each window's sum is divided by, for the geometry set up last.
+
+        The window size, or with ``pad_value=None`` the number of the
+        window's elements inside the input (an array broadcasting to
+        ``out_size``, an outer product of per-axis counts).
+
+        Args:
+            xp (module): Array module of the result.
+            dtype: Dtype of an array result.
+
+        Returns:
+            int or :ref:`ndarray`: The divisor.
+        """
         if self.pad_value is not None:
             k = 1
             for k_i in self.ksize:
@@ -72,7 +84,7 @@ class AveragePoolingNDGrad(function_node.FunctionNode):
         (gy,) = inputs
         p = self._apool
         xp = backend.get_array_module(gy)
-        g = gy / p._divisor(xp, gy.dtype)
+        g = gy / p.divisor(xp, gy.dtype)
         buf = pooling_nd.spread_windows(
             g, p._tap_slices(), p._padded_shape(gy.shape[:2]), p._disjoint
         )

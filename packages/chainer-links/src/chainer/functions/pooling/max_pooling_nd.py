@@ -23,28 +23,33 @@ class MaxPoolingND(pooling_nd.PoolingND):
         self._indexes = None
         self._x = None
         self._y = None
-        self._batch_innermost = False
 
     def forward(self, inputs):
         (x,) = inputs
         xp = backend.get_array_module(x)
         self._setup(x.shape[2:])
         x = conv.pad_spatial(x, self.pad, self._pad_hi, -numpy.inf)
-        # The input gradient takes the memory order of the input.
-        self._batch_innermost = conv.is_batch_innermost(x)
-        if not (self._batch_innermost or x.flags.c_contiguous):
-            # The window passes and the backward scatter run 1.8x faster on
-            # a C-order copy of a channel-major view (LeNet's second pooling
-            # layer, single thread); batch-innermost inputs (NumPy
-            # convolution outputs) stay as they are.
-            x = xp.ascontiguousarray(x)
         y = pooling_nd.reduce_windows(
             x, self.ksize, self.stride, self._out_size, xp.maximum
         )
-        self._x, self._y = x, y
+        self.keep_for_argmax(x, y)
         if self.return_indices:
             self._compact_indexes()
         return (y,)
+
+    def keep_for_argmax(self, x, y):
+        """Keeps what :meth:`compact_indexes` finds the argmax from on first use.
+
+        The forward pass calls it, and so does a kernel override that
+        computes the maxima but leaves the argmax for later.
+
+        Args:
+            x (:ref:`ndarray`): The input padded by ``pad`` before and
+                :attr:`pad_hi` after each spatial axis with ``-inf``.
+            y (:ref:`ndarray`): The window maxima ``(n, c, *out_size)``.
+        """
+        self._indexes = None
+        self._x, self._y = x, y
 
     @property
     def indexes(self):
@@ -110,7 +115,6 @@ class MaxPoolingNDGrad(function_node.FunctionNode):
             p._tap_slices(),
             p._padded_shape(gy.shape[:2]),
             p._disjoint,
-            p._batch_innermost,
         )
         return (pooling_nd.crop(buf, p.pad, p._in_size),)
 

@@ -29,12 +29,17 @@ class PoolingND(function_node.FunctionNode):
     def __init__(self, ndim, ksize, stride=None, pad=0, cover_all=True):
         if ndim < 1:
             raise ValueError(f"pooling needs at least one spatial axis, got {ndim}")
+        #: Number of spatial axes.
         self.ndim = ndim
+        #: Window size per spatial axis (tuple of int).
         self.ksize = conv.as_tuple(ksize, ndim, "ksize")
+        #: Stride per spatial axis (tuple of int).
         self.stride = (
             self.ksize if stride is None else conv.as_tuple(stride, ndim, "stride")
         )
+        #: Padding before (and at least after) each spatial axis (tuple of int).
         self.pad = conv.as_tuple(pad, ndim, "pad")
+        #: Whether the windows cover every input location (bool).
         self.cover_all = bool(cover_all)
         if min(self.ksize) < 1 or min(self.stride) < 1:
             raise ValueError(
@@ -87,6 +92,15 @@ class PoolingND(function_node.FunctionNode):
     def out_size(self):
         """Spatial shape of the output of the forward pass (None before it)."""
         return getattr(self, "_out_size", None)
+
+    @property
+    def pad_hi(self):
+        """Padding after each spatial axis that the windows read (None before it).
+
+        ``pad`` plus, with ``cover_all``, what the last window needs beyond
+        the input; set by :meth:`setup_geometry`.
+        """
+        return getattr(self, "_pad_hi", None)
 
     def _setup(self, in_size):
         # Geometry of windows over an input of spatial shape ``in_size``.
@@ -189,7 +203,7 @@ def window_argmax(x, y, slices):
     return idx
 
 
-def scatter_windows(g, idx, slices, padded_shape, disjoint, batch_innermost=None):
+def scatter_windows(g, idx, slices, padded_shape, disjoint):
     """Puts ``g`` at tap ``idx`` of each window, summing overlaps.
 
     Args:
@@ -198,17 +212,12 @@ def scatter_windows(g, idx, slices, padded_shape, disjoint, batch_innermost=None
         slices (list): :func:`tap_slices` of the geometry.
         padded_shape (tuple of int): Shape of the padded result.
         disjoint (bool): Whether windows never overlap (plain stores suffice).
-        batch_innermost (bool or None): Whether the result lies in memory as
-            ``(c, *padded, n)`` (as NumPy convolution outputs do; ``None``:
-            as ``g`` does).
 
     Returns:
         :ref:`ndarray`: Array of ``padded_shape``, zero where nothing lands.
     """
     xp = backend.get_array_module(g)
-    if batch_innermost is None:
-        batch_innermost = conv.is_batch_innermost(g)
-    buf = _alloc(xp, padded_shape, g.dtype, slices, disjoint, batch_innermost)
+    buf = _alloc(xp, padded_shape, g.dtype, slices, disjoint)
     for t, key in enumerate(slices):
         # A mask of g's dtype: mixed-dtype ufuncs writing to a strided view
         # fall back to buffered loops (3x slower on NumPy 1.x).
@@ -252,9 +261,7 @@ def spread_windows(g, slices, padded_shape, disjoint):
         :ref:`ndarray`: Array of ``padded_shape``.
     """
     xp = backend.get_array_module(g)
-    buf = _alloc(
-        xp, padded_shape, g.dtype, slices, disjoint, conv.is_batch_innermost(g)
-    )
+    buf = _alloc(xp, padded_shape, g.dtype, slices, disjoint)
     for key in slices:
         if disjoint:
             buf[key] = g
@@ -263,28 +270,19 @@ def spread_windows(g, slices, padded_shape, disjoint):
     return buf
 
 
-def _alloc(xp, shape, dtype, slices, disjoint, batch_innermost=False):
-    # A buffer of ``shape``, lying in memory as (c, *spatial, n) with
-    # ``batch_innermost`` (NumPy only). Windows that tile the buffer exactly
-    # overwrite every element.
+def _alloc(xp, shape, dtype, slices, disjoint):
+    # A buffer of ``shape``; windows that tile it exactly overwrite every
+    # element, so it needs no zeros then.
     last = slices[-1][2:]
     tiled = disjoint and all(
         key.stop == n and key.step == key.start + 1
         for key, n in zip(last, shape[2:], strict=True)
     )
-    make = xp.empty if tiled else xp.zeros
-    if batch_innermost and xp is numpy and shape[0] > 1:
-        nd = len(shape) - 2
-        buf = make((shape[1], *shape[2:], shape[0]), dtype)
-        return buf.transpose(nd + 1, 0, *range(1, nd + 1))
-    return make(shape, dtype)
+    return (xp.empty if tiled else xp.zeros)(shape, dtype)
 
 
 def crop(buf, pad, size):
-    """Returns the unpadded part of ``buf`` as a dense array.
-
-    The copy is C-contiguous, or batch-innermost (see
-    :func:`chainer.utils.conv.is_batch_innermost`) where ``buf`` is.
+    """Returns the unpadded part of ``buf`` as a C-contiguous array.
 
     Args:
         buf (:ref:`ndarray`): Padded array ``(n, c, *padded)``.
@@ -302,8 +300,4 @@ def crop(buf, pad, size):
         slice(None),
         *tuple(slice(p, p + n) for p, n in zip(pad, size, strict=True)),
     )
-    if xp is numpy and buf.shape[0] > 1 and conv.is_batch_innermost(buf):
-        nd = buf.ndim - 2
-        part = conv.as_batch_innermost(buf[key])
-        return part.transpose(nd + 1, 0, *range(1, nd + 1))
     return xp.ascontiguousarray(buf[key])

@@ -1,0 +1,155 @@
+"""chainer-cpu's average pooling kernels: registered, run, and equal to the reference.
+
+The reference is the catalogue node's own ``forward`` (and its gradient
+node's); the kernel path is the public function with the plugin registered.
+"""
+
+import numpy
+import pytest
+
+import chainer
+import chainer.functions as F
+from chainer import gradient_check
+from chainer import plugins
+from chainer.functions.pooling import average_pooling_2d
+from chainer.functions.pooling import average_pooling_nd
+from chainer_cpu import _layout
+from chainer_cpu.functions.pooling import average_pooling_nd as cpu_avg
+from chainer_cpu.functions.pooling import pooling_nd as cpu_pool
+
+_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+_LAYOUTS = ["c_order", "batch_innermost", "channel_major", "strided"]
+# (shape, ksize, stride, pad, pad_value)
+_GEOMETRIES = [
+    ((3, 2, 6, 8), (2, 2), None, (0, 0), 0),
+    ((4, 3, 7, 9), (3, 3), (2, 2), (1, 1), 0),
+    ((2, 2, 5, 6), (3, 2), (1, 2), (1, 1), None),
+    ((3, 2, 9), (3,), (2,), (1,), None),
+    ((2, 2, 4, 3, 5), (2, 1, 3), (2, 1, 2), (1, 0, 1), 0),
+]
+
+
+def _input(shape, dtype, seed=0):
+    return numpy.random.RandomState(seed).uniform(-1, 1, shape).astype(dtype)
+
+
+def _as_layout(x, layout):
+    if layout == "c_order":
+        return numpy.ascontiguousarray(x)
+    if layout == "batch_innermost":
+        y = _layout.as_batch_innermost(x).transpose(x.ndim - 1, *range(x.ndim - 1))
+        assert _layout.is_batch_innermost(y)
+        return y
+    if layout == "channel_major":
+        return numpy.ascontiguousarray(x.swapaxes(0, 1)).swapaxes(0, 1)
+    big = numpy.zeros((x.shape[0], x.shape[1] * 2, *x.shape[2:]), x.dtype)
+    big[:, ::2] = x
+    return big[:, ::2]
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Records the kernels' window passes (their own helpers)."""
+    seen = []
+    for name in ("reduce_windows", "spread_windows"):
+        original = getattr(cpu_pool, name)
+
+        def wrapper(*args, _original=original, _name=name, **kwargs):
+            seen.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(cpu_pool, name, wrapper)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("node_class", "kernel"),
+    [
+        (average_pooling_nd.AveragePoolingND, cpu_avg.average_pooling),
+        (average_pooling_2d.AveragePooling2D, cpu_avg.average_pooling),
+        (average_pooling_nd.AveragePoolingNDGrad, cpu_avg.average_pooling_grad),
+    ],
+)
+def test_registered_for_numpy(cpu_plugin, node_class, kernel):
+    assert plugins.get_kernel(node_class, "numpy") is kernel
+
+
+def test_the_kernels_run_only_while_registered(cpu_plugin, calls):
+    x = chainer.Variable(_input((2, 3, 6, 6), numpy.float32))
+    y = F.average_pooling_2d(x, 2)
+    y.grad = numpy.ones_like(y.array)
+    y.backward()
+    assert calls == ["reduce_windows", "spread_windows"]
+    plugins.unregister("cpu")
+    try:
+        y = F.average_pooling_2d(x, 2)
+        y.grad = numpy.ones_like(y.array)
+        y.backward()
+    finally:
+        plugins.register(cpu_plugin, name="cpu")
+    assert calls == ["reduce_windows", "spread_windows"]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("layout", _LAYOUTS)
+@pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "pad_value"), _GEOMETRIES)
+def test_kernels_match_the_reference(
+    cpu_plugin, calls, dtype, layout, shape, ksize, stride, pad, pad_value
+):
+    x = _as_layout(_input(shape, dtype), layout)
+    ref = average_pooling_nd.AveragePoolingND(
+        len(ksize), ksize, stride, pad, False, pad_value
+    )
+    (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
+    gy = _as_layout(_input(y_ref.shape, dtype, seed=1), layout)
+    (gx_ref,) = average_pooling_nd.AveragePoolingNDGrad(ref).forward(
+        (numpy.ascontiguousarray(gy),)
+    )
+
+    xv = chainer.Variable(x)
+    y = F.average_pooling_nd(xv, ksize, stride, pad, pad_value)
+    assert calls == ["reduce_windows"]
+    assert y.dtype == dtype
+    numpy.testing.assert_array_equal(y.array, y_ref)
+    y.grad = gy
+    y.backward()
+    assert calls == ["reduce_windows", "spread_windows"]
+    assert xv.grad.dtype == dtype
+    numpy.testing.assert_array_equal(xv.grad, gx_ref)
+
+
+@pytest.mark.parametrize("pad", [0, 1])
+def test_batch_innermost_arrays_keep_their_layout(cpu_plugin, pad):
+    x = _as_layout(_input((5, 3, 6, 8), numpy.float32), "batch_innermost")
+    xv = chainer.Variable(x)
+    h = xv * 1  # an inner node: its gradient is stored as computed
+    y = F.average_pooling_2d(h, 3, 2, pad=pad)
+    assert _layout.is_batch_innermost(y.array)
+    y.grad = _as_layout(_input(y.shape, numpy.float32, seed=3), "batch_innermost")
+    y.backward(retain_grad=True)
+    assert _layout.is_batch_innermost(h.grad)
+    # C-order gradients stay C-order.
+    y = F.average_pooling_2d(h, 3, 2, pad=pad)
+    y.grad = numpy.ascontiguousarray(y.array)
+    h.grad = None
+    y.backward(retain_grad=True)
+    assert h.grad.flags.c_contiguous
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("layout", _LAYOUTS)
+@pytest.mark.parametrize("pad_value", [0, None])
+def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout, pad_value):
+    x = _as_layout(_input((3, 2, 5, 6), dtype), layout)
+    ggx = _input(x.shape, dtype, seed=2)
+    tol = {"atol": 5e-2, "rtol": 5e-2} if dtype == numpy.float16 else {}
+
+    def f(x):
+        return F.average_pooling_nd(x, 3, 2, pad=1, pad_value=pad_value)
+
+    gy = _input(f(x).shape, dtype, seed=1)
+    del calls[:]
+    gradient_check.check_backward(f, x, gy, dtype=numpy.float64, **tol)
+    gradient_check.check_double_backward(f, x, gy, ggx, dtype=numpy.float64, **tol)
+    assert "reduce_windows" in calls
+    assert "spread_windows" in calls

@@ -1,0 +1,189 @@
+"""chainer-cpu's max pooling kernels: registered, run, and equal to the reference.
+
+The reference is the catalogue node's own ``forward`` (and its gradient
+node's); the kernel path is the public function with the plugin registered.
+Inputs come C-contiguous, batch-innermost (as NumPy convolution outputs lie)
+and non-contiguous, in float16/32/64.
+"""
+
+import numpy
+import pytest
+
+import chainer
+import chainer.functions as F
+from chainer import gradient_check
+from chainer import plugins
+from chainer.functions.pooling import max_pooling_2d
+from chainer.functions.pooling import max_pooling_nd
+from chainer_cpu import _layout
+from chainer_cpu.functions.pooling import max_pooling_nd as cpu_max
+from chainer_cpu.functions.pooling import pooling_nd as cpu_pool
+
+_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+_LAYOUTS = ["c_order", "batch_innermost", "channel_major", "strided"]
+# (shape, ksize, stride, pad, cover_all)
+_GEOMETRIES = [
+    ((3, 2, 6, 8), (2, 2), None, (0, 0), True),
+    ((4, 3, 7, 9), (3, 3), (2, 2), (1, 1), True),
+    ((2, 2, 5, 6), (3, 2), (1, 2), (1, 0), False),
+    ((3, 2, 9), (3,), (2,), (1,), True),
+    ((2, 2, 4, 3, 5), (2, 1, 3), (2, 1, 2), (1, 0, 1), False),
+]
+
+
+def _distinct(shape, dtype, seed=0):
+    # Distinct values, far enough apart for float16 and gradient checks.
+    size = int(numpy.prod(shape))
+    perm = numpy.random.RandomState(seed).permutation(size).reshape(shape)
+    return ((perm - size / 2) / max(1, size // 64)).astype(dtype)
+
+
+def _as_layout(x, layout):
+    if layout == "c_order":
+        return numpy.ascontiguousarray(x)
+    if layout == "batch_innermost":
+        y = _layout.as_batch_innermost(x).transpose(x.ndim - 1, *range(x.ndim - 1))
+        assert _layout.is_batch_innermost(y)
+        return y
+    if layout == "channel_major":
+        return numpy.ascontiguousarray(x.swapaxes(0, 1)).swapaxes(0, 1)
+    # A strided view into a larger array.
+    big = numpy.zeros((x.shape[0], x.shape[1] * 2, *x.shape[2:]), x.dtype)
+    big[:, ::2] = x
+    return big[:, ::2]
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Records the kernels' window passes (their own helpers)."""
+    seen = []
+    for name in ("reduce_windows", "scatter_windows"):
+        original = getattr(cpu_pool, name)
+
+        def wrapper(*args, _original=original, _name=name, **kwargs):
+            seen.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(cpu_pool, name, wrapper)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("node_class", "kernel"),
+    [
+        (max_pooling_nd.MaxPoolingND, cpu_max.max_pooling),
+        (max_pooling_2d.MaxPooling2D, cpu_max.max_pooling),
+        (max_pooling_nd.MaxPoolingNDGrad, cpu_max.max_pooling_grad),
+    ],
+)
+def test_registered_for_numpy(cpu_plugin, node_class, kernel):
+    assert plugins.get_kernel(node_class, "numpy") is kernel
+
+
+def test_the_kernels_run_only_while_registered(cpu_plugin, calls):
+    x = chainer.Variable(_distinct((2, 3, 6, 6), numpy.float32))
+    y = F.max_pooling_2d(x, 2)
+    y.grad = numpy.ones_like(y.array)
+    y.backward()
+    assert calls == ["reduce_windows", "scatter_windows"]
+    plugins.unregister("cpu")
+    try:
+        y = F.max_pooling_2d(x, 2)
+        y.grad = numpy.ones_like(y.array)
+        y.backward()
+    finally:
+        plugins.register(cpu_plugin, name="cpu")
+    assert calls == ["reduce_windows", "scatter_windows"]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("layout", _LAYOUTS)
+@pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "cover_all"), _GEOMETRIES)
+def test_kernels_match_the_reference(
+    cpu_plugin, calls, dtype, layout, shape, ksize, stride, pad, cover_all
+):
+    x = _as_layout(_distinct(shape, dtype), layout)
+    ref = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
+    (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
+    gy = _distinct(y_ref.shape, dtype, seed=1)
+    (gx_ref,) = max_pooling_nd.MaxPoolingNDGrad(ref).forward((gy,))
+
+    xv = chainer.Variable(x)
+    y, indexes = F.max_pooling_nd(xv, ksize, stride, pad, cover_all, True)
+    assert calls == ["reduce_windows"]
+    assert y.dtype == dtype
+    numpy.testing.assert_array_equal(y.array, y_ref)
+    numpy.testing.assert_array_equal(indexes, ref.indexes)
+    y.grad = gy
+    y.backward()
+    assert calls == ["reduce_windows", "scatter_windows"]
+    assert xv.grad.dtype == dtype
+    numpy.testing.assert_array_equal(xv.grad, gx_ref)
+
+
+@pytest.mark.parametrize("layout", ["c_order", "channel_major", "strided"])
+@pytest.mark.parametrize("pad", [0, 1])
+def test_other_layouts_give_c_order(cpu_plugin, layout, pad):
+    x = chainer.Variable(_as_layout(_distinct((3, 4, 6, 8), numpy.float32), layout))
+    h = x * 1 if layout == "c_order" else x
+    y = F.max_pooling_2d(h, 3, 2, pad=pad)
+    assert y.array.flags.c_contiguous
+    y.grad = numpy.ones_like(y.array)
+    y.backward()
+    assert x.grad.flags.c_contiguous
+
+
+@pytest.mark.parametrize("pad", [0, 1])
+def test_batch_innermost_input_keeps_its_layout(cpu_plugin, pad):
+    # NumPy convolution outputs lie in memory as (c, h, w, n); pooling keeps
+    # that order for its output and its input gradient, with the values of
+    # a C-order input.
+    x = _as_layout(_distinct((5, 3, 6, 8), numpy.float32), "batch_innermost")
+    xv = chainer.Variable(x)
+    h = xv * 1  # an inner node: its gradient is stored as computed
+    assert _layout.is_batch_innermost(h.array)
+    y = F.max_pooling_2d(h, 3, 2, pad=pad)
+    assert _layout.is_batch_innermost(y.array)
+    gy = _distinct(y.shape, numpy.float32, seed=3)
+    y.grad = gy
+    y.backward(retain_grad=True)
+    assert _layout.is_batch_innermost(h.grad)
+    xc = chainer.Variable(numpy.ascontiguousarray(x))
+    yc = F.max_pooling_2d(xc, 3, 2, pad=pad)
+    yc.grad = gy
+    yc.backward()
+    numpy.testing.assert_array_equal(y.array, yc.array)
+    numpy.testing.assert_array_equal(xv.grad, xc.grad)
+
+
+def test_indexes_are_found_only_when_needed(cpu_plugin):
+    # Inference pays for the maxima alone; the argmax is found on first use,
+    # with the reference's compact dtype.
+    node = max_pooling_nd.MaxPoolingND(2, 2)
+    x = _distinct((2, 2, 4, 4), numpy.float32)
+    node.apply((x,))
+    ref = max_pooling_nd.MaxPoolingND(2, 2)
+    ref.forward((x,))
+    assert node.compact_indexes().dtype == ref.compact_indexes().dtype == numpy.uint8
+    numpy.testing.assert_array_equal(node.compact_indexes(), ref.compact_indexes())
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("layout", _LAYOUTS)
+def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout):
+    x = _as_layout(_distinct((3, 2, 5, 6), dtype), layout)
+    ggx = _distinct(x.shape, dtype, seed=2)
+    tol = {"atol": 5e-2, "rtol": 5e-2} if dtype == numpy.float16 else {}
+
+    def f(x):
+        return F.max_pooling_2d(x, 3, 2, pad=1)
+
+    gy = _distinct(f(x).shape, dtype, seed=1)
+    del calls[:]
+
+    gradient_check.check_backward(f, x, gy, dtype=numpy.float64, eps=1e-3, **tol)
+    gradient_check.check_double_backward(
+        f, x, gy, ggx, dtype=numpy.float64, eps=1e-3, **tol
+    )
+    assert "reduce_windows" in calls
+    assert "scatter_windows" in calls
