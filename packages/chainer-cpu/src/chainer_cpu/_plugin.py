@@ -66,6 +66,18 @@ _KERNEL_TABLE = (
         f"{_FAST}.functions.pooling.average_pooling_nd:average_pooling_grad",
     ),
     # normalization (chainer_cpu/functions/normalization/): rows below.
+    (
+        "chainer.functions.normalization.batch_normalization:BatchNormalization",
+        f"{_FAST}.functions.normalization.batch_normalization:batch_normalization",
+    ),
+    (
+        "chainer.functions.normalization.batch_normalization:BatchNormalizationGrad",
+        f"{_FAST}.functions.normalization.batch_normalization:batch_normalization_grad",
+    ),
+    (
+        "chainer.functions.normalization.batch_normalization:FixedBatchNormalization",
+        f"{_FAST}.functions.normalization.batch_normalization:fixed_batch_normalization",
+    ),
     # activation (chainer_cpu/functions/activation/): rows below.
     (
         "chainer.functions.activation.relu:ReLU",

@@ -308,10 +308,10 @@ def test_catalogue():
 @pytest.mark.parametrize("layout", ["c_order", "channel_major", "batch_innermost"])
 @pytest.mark.parametrize("shape", [(4, 3, 16, 16), (2, 5, 1, 300), (3, 2, 16, 17)])
 def test_per_channel_dot_of_large_maps(shape, layout):
-    # Maps of 256 or more elements take the matmul route of Layout.dot, over
-    # per-channel blocks of memory where each channel fills one; it matches
-    # the float64 reference.
-    from chainer.functions.normalization import _moments
+    # The reference per-channel reductions (one einsum each) match float64
+    # on large maps whatever the memory order of x (chainer-cpu's kernels
+    # take faster routes over such layouts; tests/cpu checks those).
+    from chainer.functions.normalization import moments
 
     rng = numpy.random.RandomState(3)
     c = shape[1]
@@ -327,7 +327,7 @@ def test_per_channel_dot_of_large_maps(shape, layout):
         return a
 
     a, b = make(), make()
-    lay = _moments.get_layout(shape, (0, 2, 3))
+    lay = moments.get_layout(shape, (0, 2, 3))
     got = lay.dot(lay.view(a), lay.view(b))
     expected = (a.astype(numpy.float64) * b).sum(axis=(0, 2, 3))
     assert got.shape == (c,)

@@ -3,8 +3,10 @@
 A normalization reduces ``x`` over some axes and keeps one statistic per
 position of the other ("channel") axes. When the channel axes are adjacent,
 ``x`` is viewed as a 3-d ``(A, K, B)`` array (``K`` channels between the
-reduced leading and trailing blocks), which lets each reduction pick the
-fastest NumPy formulation for its shape.
+reduced leading and trailing blocks), and a per-channel sum is one reduction
+over axes 0 and 2. These are the reference reductions over ``xp``; NumPy's
+faster formulations per shape and memory order are chainer-cpu's kernels
+(``chainer_cpu.functions.normalization``).
 """
 
 import math
@@ -13,16 +15,6 @@ import numpy
 
 from chainer import backend
 from chainer.utils import type_check
-
-# Below this many trailing elements per channel, summing over the leading axis
-# first (contiguous row additions) beats einsum; above it einsum wins
-# (measured on (64, C, H, W) float32 arrays, H * W from 4 to 1024).
-_EINSUM_MIN_TRAILING = 32
-# From this many, per-channel dot products go to matmul as one GEMV per
-# (sample, channel) row, or per channel when the channel axis is outermost in
-# memory: 0.25 and 0.13 vs 0.44 ms for einsum on a channel-major
-# (64, 32, 1024) float32 pair, and closer to a float64 reference.
-_MATMUL_MIN_TRAILING = 256
 
 
 def default_axis(x_ndim, gamma_ndim):
@@ -106,7 +98,13 @@ class Layout:
     """How ``x`` of a given shape is reduced over ``axis`` (canonical tuple).
 
     Attributes:
+        axis (tuple of int): The reduced axes.
+        channels (int): Number of channels (statistics).
         count (int): Number of reduced elements per channel.
+        full (tuple): ``x.shape`` with 1 on the reduced axes.
+        view_shape (tuple or None): ``(A, K, B)`` that :meth:`view` reshapes
+            ``x`` to when the channel axes are adjacent, else None (views
+            are then ``x`` itself).
         stat_shape (tuple): Shape a flat statistic of length ``channels`` is
             reshaped to for broadcasting against :meth:`view` arrays.
     """
@@ -152,57 +150,10 @@ class Layout:
         """Per-channel sums of a view, as a flat array."""
         if self.view_shape is None:
             return a.sum(axis=self.axis).ravel()
-        n_lead, _, n_trail = self.view_shape
-        if n_trail == 1:
-            return a[:, :, 0].sum(axis=0)
-        if n_lead == 1:
-            return a[0].sum(axis=1)
-        xp = backend.get_array_module(a)
-        if n_trail >= _EINSUM_MIN_TRAILING:
-            blocks = _channel_blocks(a) if xp is numpy else None
-            if blocks is not None:
-                return numpy.einsum("kb->k", blocks[0])
-            return xp.einsum("akb->k", a)
-        return a.sum(axis=0).sum(axis=1)
+        return backend.get_array_module(a).einsum("akb->k", a)
 
     def dot(self, a, b):
         """Per-channel sums of ``a * b`` (two views), as a flat array."""
         if self.view_shape is None:
             return (a * b).sum(axis=self.axis).ravel()
-        xp = backend.get_array_module(a)
-        n_lead, _, n_trail = self.view_shape
-        if n_trail == 1:
-            return xp.einsum("ak,ak->k", a[:, :, 0], b[:, :, 0])
-        if n_lead == 1:
-            return xp.einsum("kb,kb->k", a[0], b[0])
-        if n_trail >= _MATMUL_MIN_TRAILING and xp is numpy:
-            return _dot_matmul(a, b)
-        if n_trail >= _EINSUM_MIN_TRAILING:
-            return xp.einsum("akb,akb->k", a, b)
-        return (a * b).sum(axis=0).sum(axis=1)
-
-
-def _channel_blocks(a, b=None):
-    # When each channel of the (n, c, k) array a (and b) fills one block of
-    # memory, in the same element order for both (channel-major or
-    # batch-innermost NumPy arrays): (c, n * k) views of them; else None.
-    for order in ((1, 0, 2), (1, 2, 0)):
-        at = a.transpose(order)
-        if at.flags.c_contiguous:
-            bt = None if b is None else b.transpose(order)
-            if bt is None or bt.flags.c_contiguous:
-                channels = a.shape[1]
-                return (
-                    at.reshape(channels, -1),
-                    None if bt is None else bt.reshape(channels, -1),
-                )
-    return None
-
-
-def _dot_matmul(a, b):
-    # Per-channel sums of a * b over axes 0 and 2 of two (n, c, k) arrays.
-    blocks = _channel_blocks(a, b)
-    if blocks is not None:
-        ab, bb = blocks
-        return numpy.matmul(ab[:, None, :], bb[:, :, None]).ravel()
-    return numpy.matmul(a[:, :, None, :], b[:, :, :, None]).sum(axis=0).ravel()
+        return backend.get_array_module(a).einsum("akb,akb->k", a, b)

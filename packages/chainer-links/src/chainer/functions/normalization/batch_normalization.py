@@ -51,12 +51,23 @@ class BatchNormalization(function_node.FunctionNode):
         )
         _moments.expect_channel_shapes(x_type, gamma_type, self.axis)
 
+    def set_layout(self, x, gamma):
+        """Sets ``axis`` (canonical) and ``layout`` for ``x`` and ``gamma``.
+
+        Called by the forward pass (and by kernel overrides).
+
+        Returns:
+            tuple: ``(layout, dtype)``: ``moments.get_layout(x.shape, axis)``
+            and the dtype of the statistics (``moments.compute_dtype``).
+        """
+        self.axis = _moments.canonical_axis(self.axis, x.ndim, gamma.ndim)
+        self.layout = _moments.get_layout(x.shape, self.axis)
+        return self.layout, _moments.compute_dtype(x.dtype, gamma.dtype)
+
     def forward(self, inputs):
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
-        self.axis = _moments.canonical_axis(self.axis, x.ndim, gamma.ndim)
-        layout = _moments.get_layout(x.shape, self.axis)
-        dtype = _moments.compute_dtype(x.dtype, gamma.dtype)
+        layout, dtype = self.set_layout(x, gamma)
         xv = layout.view(x)
         m = layout.count
         inv_m = 1.0 / max(m, 1)
@@ -72,7 +83,6 @@ class BatchNormalization(function_node.FunctionNode):
         y = d.reshape(x.shape).astype(x.dtype, copy=False)
         self.mean = mean
         self.inv_std = inv_std
-        self.layout = layout
         if self.running_mean is not None and m > 0:
             # The running variance is the unbiased estimate m / (m - 1) * var.
             decay = self.decay
@@ -131,13 +141,20 @@ class BatchNormalizationGrad(function_node.FunctionNode):
     def gbeta(self, value):
         self._gbeta = value
 
+    def set_layout(self, x, gamma):
+        """Sets ``layout`` for ``x`` unless given; returns ``(layout, dtype)``.
+
+        ``dtype`` is that of the statistics (of ``mean``). Called by the
+        forward pass (and by kernel overrides).
+        """
+        if self.layout is None:
+            self.layout = _moments.get_layout(x.shape, self.axis)
+        return self.layout, self.mean.dtype
+
     def forward(self, inputs):
         x, gamma, gy = inputs
-        layout = self.layout
-        if layout is None:
-            layout = self.layout = _moments.get_layout(x.shape, self.axis)
+        layout, dtype = self.set_layout(x, gamma)
         mean, inv_std = self.mean, self.inv_std
-        dtype = mean.dtype
         gyv = layout.view(gy)
         if gyv.dtype != dtype:
             gyv = gyv.astype(dtype)
@@ -250,6 +267,9 @@ class FixedBatchNormalization(function_node.FunctionNode):
     """Batch normalization with given statistics (test mode)."""
 
     inv_std = None
+    #: Reduction layout of ``x`` (a ``moments.Layout``), or None: set by
+    #: :meth:`set_layout`.
+    layout = None
     _full = None
 
     @property
@@ -284,12 +304,24 @@ class FixedBatchNormalization(function_node.FunctionNode):
         )
         _moments.expect_channel_shapes(x_type, gamma_type, self.axis)
 
+    def set_layout(self, x, gamma):
+        """Sets ``axis`` (canonical), ``layout`` and ``full`` for ``x`` and ``gamma``.
+
+        Called by the forward pass (and by kernel overrides).
+
+        Returns:
+            tuple: ``(layout, dtype)``: ``moments.get_layout(x.shape, axis)``
+            and the dtype of the statistics (``moments.compute_dtype``).
+        """
+        self.axis = _moments.canonical_axis(self.axis, x.ndim, gamma.ndim)
+        self.layout = _moments.get_layout(x.shape, self.axis)
+        self._full = self.layout.full
+        return self.layout, _moments.compute_dtype(x.dtype, gamma.dtype)
+
     def forward(self, inputs):
         x, gamma, beta, mean, var = inputs
         xp = backend.get_array_module(x)
-        self.axis = _moments.canonical_axis(self.axis, x.ndim, gamma.ndim)
-        layout = _moments.get_layout(x.shape, self.axis)
-        dtype = _moments.compute_dtype(x.dtype, gamma.dtype)
+        layout, dtype = self.set_layout(x, gamma)
         inv_std = var.ravel().astype(dtype)
         inv_std += self.eps
         xp.sqrt(inv_std, out=inv_std)
@@ -301,7 +333,6 @@ class FixedBatchNormalization(function_node.FunctionNode):
             y = y.astype(dtype)
         y += layout.expand(shift)
         self.inv_std = inv_std
-        self._full = layout.full
         self.retain_inputs((0, 1, 3, 4))
         return (y.reshape(x.shape).astype(x.dtype, copy=False),)
 
