@@ -119,10 +119,6 @@ def pad_spatial(x, pad_lo, pad_hi, pval=0):
     if not any(pad_lo) and not any(pad_hi):
         return x
     xp = backend.get_array_module(x)
-    if xp is numpy and x.shape[0] > 1 and is_batch_innermost(x):
-        nd = x.ndim - 2
-        buf = _pad_batch_innermost(x, pad_lo, pad_hi, pval)
-        return buf.transpose(nd + 1, 0, *range(1, nd + 1))
     shape = x.shape[:2] + tuple(
         size + lo + hi for size, lo, hi in zip(x.shape[2:], pad_lo, pad_hi, strict=True)
     )
@@ -133,43 +129,6 @@ def pad_spatial(x, pad_lo, pad_hi, pval=0):
     )
     out[(slice(None), slice(None), *inner)] = x
     return out
-
-
-def is_batch_innermost(x):
-    """Whether ``x`` ``(n, c, *spatial)`` is a C-contiguous ``(c, *spatial, n)`` array.
-
-    The NumPy convolutions of the chainer-cpu plugin give their outputs this
-    memory order; pooling and padding keep it.
-    """
-    return x.ndim >= 3 and x.transpose(1, *range(2, x.ndim), 0).flags.c_contiguous
-
-
-def as_batch_innermost(x):
-    """Returns ``x`` ``(n, c, *spatial)`` as a C-contiguous ``(c, *spatial, n)`` array.
-
-    A transposed view of ``x`` where :func:`is_batch_innermost` holds, else
-    a copy.
-    """
-    xp = backend.get_array_module(x)
-    return xp.ascontiguousarray(x.transpose(1, *range(2, x.ndim), 0))
-
-
-def _pad_batch_innermost(x, pad_lo, pad_hi, pval=0):
-    # x (n, c, *spatial) padded into a C-contiguous (c, *padded, n) buffer,
-    # returned as that buffer (one copy whatever the layout of x).
-    nd = x.ndim - 2
-    xt = x.transpose(1, *range(2, nd + 2), 0)
-    padded = tuple(
-        size + lo + hi
-        for size, lo, hi in zip(xt.shape[1:-1], pad_lo, pad_hi, strict=True)
-    )
-    shape = (xt.shape[0], *padded, xt.shape[-1])
-    buf = numpy.zeros(shape, x.dtype) if pval == 0 else numpy.full(shape, pval, x.dtype)
-    inner = tuple(
-        slice(lo, lo + size) for size, lo in zip(xt.shape[1:-1], pad_lo, strict=True)
-    )
-    buf[(slice(None), *inner, slice(None))] = xt
-    return buf
 
 
 def window_view(x, ksize, stride, out_size, dilate=None):
