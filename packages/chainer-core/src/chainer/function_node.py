@@ -172,7 +172,7 @@ class FunctionNode:
                 foreign = True
             in_data.append(data)
         in_data = tuple(in_data)
-        # Read the three flags straight from the thread-local dict with the
+        # The three flags, read straight from the thread-local dict with the
         # global values as fallback: this runs for every op.
         local = _cfg_local.__dict__
         if local:
@@ -202,26 +202,7 @@ class FunctionNode:
         if hooks:
             for hook in hooks.values():
                 hook.forward_preprocess(self, in_data)
-        if _kernel_overrides and in_data:
-            by_backend = _class_kernels.get(type(self))
-            if by_backend is None:
-                by_backend = _dispatch.kernels_of(type(self))
-            if by_backend:
-                x0 = in_data[0]
-                kernel = by_backend.get(
-                    "numpy" if type(x0) is _ndarray else _backend_name(x0)
-                )
-            else:
-                kernel = None
-            outputs = self.forward(in_data) if kernel is None else kernel(self, in_data)
-        else:
-            outputs = self.forward(in_data)
-        if type(outputs) is not tuple:
-            outputs = self._output_tuple(outputs)
-        for y in outputs:
-            if type(y) is not _ndarray:
-                outputs = tuple(map(_as_output_array, outputs))
-                break
+        outputs = self._compute(in_data)
         if debug:
             self._check_nan("forward", outputs)
         if hooks:
@@ -235,6 +216,26 @@ class FunctionNode:
         if len(outputs) == 1:
             return (_make_variable(outputs[0], requires_grad),)
         return tuple([_make_variable(y, requires_grad) for y in outputs])
+
+    def _compute(self, in_data):
+        """The forward phase: the registered kernel or ``forward``, as a tuple."""
+        kernel = None
+        if _kernel_overrides and in_data:
+            by_backend = _class_kernels.get(type(self))
+            if by_backend is None:
+                by_backend = _dispatch.kernels_of(type(self))
+            if by_backend:
+                x0 = in_data[0]
+                kernel = by_backend.get(
+                    "numpy" if type(x0) is _ndarray else _backend_name(x0)
+                )
+        outputs = self.forward(in_data) if kernel is None else kernel(self, in_data)
+        if type(outputs) is not tuple:
+            outputs = self._output_tuple(outputs)
+        for y in outputs:
+            if type(y) is not _ndarray:
+                return tuple(map(_as_output_array, outputs))
+        return outputs
 
     def _check_types(self, in_data, foreign):
         # Light mode (see type_check.LightMode), inlined through the
