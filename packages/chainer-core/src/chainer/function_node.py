@@ -202,23 +202,6 @@ class FunctionNode:
         if hooks:
             for hook in hooks.values():
                 hook.forward_preprocess(self, in_data)
-        outputs = self._compute(in_data)
-        if debug:
-            self._check_nan("forward", outputs)
-        if hooks:
-            for hook in hooks.values():
-                hook.forward_postprocess(self, in_data)
-
-        if enable_backprop:
-            return self._record_graph(
-                input_nodes, in_data, outputs, requires_grad, debug
-            )
-        if len(outputs) == 1:
-            return (_make_variable(outputs[0], requires_grad),)
-        return tuple([_make_variable(y, requires_grad) for y in outputs])
-
-    def _compute(self, in_data):
-        """The forward phase: the registered kernel or ``forward``, as a tuple."""
         kernel = None
         if _kernel_overrides and in_data:
             by_backend = _class_kernels.get(type(self))
@@ -234,8 +217,21 @@ class FunctionNode:
             outputs = self._output_tuple(outputs)
         for y in outputs:
             if type(y) is not _ndarray:
-                return tuple(map(_as_output_array, outputs))
-        return outputs
+                outputs = tuple(map(_as_output_array, outputs))
+                break
+        if debug:
+            self._check_nan("forward", outputs)
+        if hooks:
+            for hook in hooks.values():
+                hook.forward_postprocess(self, in_data)
+
+        if enable_backprop:
+            return self._record_graph(
+                input_nodes, in_data, outputs, requires_grad, debug
+            )
+        if len(outputs) == 1:
+            return (_make_variable(outputs[0], requires_grad),)
+        return tuple([_make_variable(y, requires_grad) for y in outputs])
 
     def _check_types(self, in_data, foreign):
         # Light mode (see type_check.LightMode), inlined through the
