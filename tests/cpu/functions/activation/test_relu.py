@@ -120,3 +120,19 @@ def test_gradients_through_the_kernel(cpu_plugin, dtype, layout):
         rng.uniform(-1, 1, small.shape).astype(dtype),
         **tol,
     )
+
+
+def test_grad_kernel_registered_for_numpy(cpu_plugin):
+    assert plugins.get_kernel(relu.ReLUGrad, "numpy") is cpu_relu.relu_grad
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_grad_kernel_matches_the_reference(dtype):
+    y = numpy.array([[numpy.nan, -0.0, 0.0], [1.5, 2.0, 0.0]], dtype)
+    gy = numpy.array([[1.0, 2.0, numpy.inf], [numpy.nan, -3.0, 4.0]], dtype)
+    node = relu.ReLUGrad(y)
+    with numpy.errstate(invalid="ignore"):  # inf * 0, as the product gives it
+        (expected,) = node.forward((gy,))
+        (gx,) = cpu_relu.relu_grad(node, (gy,))
+    assert gx.dtype == expected.dtype == dtype
+    numpy.testing.assert_array_equal(gx, expected)

@@ -35,17 +35,18 @@ def relu(node, inputs):
 
 
 def relu_grad(node, inputs):
-    """Forward of ``ReLUGrad``: ``gy * mask``.
+    """Forward of ``ReLUGrad``: ``gy * (y > 0)``.
 
     Args:
-        node (~chainer.FunctionNode): The ReLUGrad node (holds ``mask``).
+        node (~chainer.FunctionNode): The ReLUGrad node (holds ReLU's output
+            ``y``).
         inputs (tuple): ``(gy,)``.
 
     Returns:
         tuple: ``(gx,)``.
     """
     (gy,) = inputs
-    return (_compiled.get(sources.RELU_GRAD)(gy, node.mask),)
+    return (_compiled.get(sources.RELU_GRAD)(gy, node.y),)
 
 
 def sigmoid(node, inputs):

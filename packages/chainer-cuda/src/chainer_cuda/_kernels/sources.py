@@ -61,10 +61,10 @@ RELU = KernelSource(
 
 RELU_GRAD = KernelSource(
     "chainer_cuda_relu_grad",
-    "T gy, bool mask",
+    "T gy, T y",
     "T gx",
-    # gy * mask, so that inf/NaN gradients behave as the product does.
-    "gx = gy * (T)(mask ? 1.0f : 0.0f);",
+    # gy * (y > 0), so that inf/NaN gradients behave as the product does.
+    "gx = gy * (T)(y > (T)0.0f ? 1.0f : 0.0f);",
 )
 
 SIGMOID = KernelSource(

@@ -1,10 +1,13 @@
-"""NumPy kernel of ``ReLU``'s forward (``chainer.functions.activation.relu``).
+"""NumPy kernels of ``ReLU`` and ``ReLUGrad`` (``chainer.functions.activation.relu``).
 
-Two NumPy costs that the reference ``maximum(x, 0)`` pays are avoided:
+Two NumPy costs that the reference ``maximum(x, 0)`` and ``gy * (y > 0)`` pay
+are avoided:
 
-- On small arrays, the maximum against a Python or NumPy scalar costs more
-  than the elementwise work (value-based casting on NumPy 1.x, scalar
-  conversion on 2.x): a cached 0-d zero of the input's dtype is used instead.
+- On small arrays, a maximum or comparison against a Python or NumPy scalar
+  costs more than the elementwise work (value-based casting on NumPy 1.x,
+  scalar conversion on 2.x: 0.71 vs 0.38 us for ``y > 0`` on a (10, 10)
+  float32 array, NumPy 2.4): a cached 0-d zero of the input's dtype is used
+  instead.
 - On large arrays, NumPy's maximum of an array and a scalar ran 2-3x slower
   than that of two arrays (0.78 vs 0.34 ms for 8 MB of float32 on a 2-core
   AMD machine, NumPy 1.26 and 2.4): inputs that fill their memory block are
@@ -23,6 +26,7 @@ _ZEROS = {}
 _ZERO_ROWS = {}
 _FIRST = (0,)
 _maximum = numpy.maximum
+_greater = numpy.greater
 
 
 def zero(dtype):
@@ -76,3 +80,11 @@ def relu(node, inputs):
         y = _maximum(x, zero(x.dtype) if z is None else z)
     node.retain_outputs(_FIRST)
     return (y,)
+
+
+def relu_grad(node, inputs):
+    """Forward of ``ReLUGrad``: ``gy * (y > 0)`` with ``y = node.y``."""
+    (gy,) = inputs
+    y = node.y
+    z = _ZEROS.get(y.dtype)
+    return (gy * _greater(y, zero(y.dtype) if z is None else z),)

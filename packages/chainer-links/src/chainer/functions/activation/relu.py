@@ -22,32 +22,31 @@ class ReLU(function_node.FunctionNode):
         return (backend.get_array_module(x).maximum(x, x.dtype.type(0)),)
 
     def backward(self, indexes, grad_outputs):
-        # Only the mask of the output is needed (a constant of the backward
-        # graph), so the retained array is read without recreating its
-        # Variable.
+        # Only the output's array is needed (a constant of the backward
+        # graph), so it is read without recreating its Variable.
         (y,) = self.output_data
-        return ReLUGrad(y > 0).apply(grad_outputs)
+        return ReLUGrad(y).apply(grad_outputs)
 
 
 class ReLUGrad(function_node.FunctionNode):
-    """``gy * (y > 0)`` as one node.
+    """``gy * (y > 0)`` as one node, ``y`` being ReLU's output.
 
     A dedicated node halves ReLU's backward cost against ``gy * mask`` (one
     apply instead of a cast and a Mul; see ``benchmarks/workloads/
     catalogue_ops.py``). Its own gradient is the same masking, so double
-    backprop stays exact.
+    backprop stays exact. The gradient at 0 is 0, as in Chainer.
     """
 
-    def __init__(self, mask):
-        # NOTE: the gradient at 0 is 0, as in Chainer.
-        self.mask = mask
+    def __init__(self, y):
+        #: ReLU's output (an array): the gradient passes where it is positive.
+        self.y = y
 
     def forward(self, inputs):
         (gy,) = inputs
-        return (gy * self.mask,)
+        return (gy * (self.y > 0),)
 
     def backward(self, indexes, grad_outputs):
-        return ReLUGrad(self.mask).apply(grad_outputs)
+        return ReLUGrad(self.y).apply(grad_outputs)
 
 
 def relu(x):
