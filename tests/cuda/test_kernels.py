@@ -641,9 +641,9 @@ def test_softmax_cross_entropy_kernel_matches_forward(gpu, ignore, normalize, dt
             assert a == b
     # The gradient node's kernel against its own forward.
     gy = gpu.asarray(numpy.array(0.7, dtype))
-    grad_k = sce._SoftmaxCrossEntropyGradNoDoubleBackprop(node_k, node_k.y, t)
-    grad_f = sce._SoftmaxCrossEntropyGradNoDoubleBackprop(node_f, node_f.y, t)
-    kernel = plugins.get_kernel(sce._SoftmaxCrossEntropyGradNoDoubleBackprop, "cupy")
+    grad_k = sce.SoftmaxCrossEntropyGradNoDoubleBackprop(node_k, node_k.y, t)
+    grad_f = sce.SoftmaxCrossEntropyGradNoDoubleBackprop(node_f, node_f.y, t)
+    kernel = plugins.get_kernel(sce.SoftmaxCrossEntropyGradNoDoubleBackprop, "cupy")
     _check_same(kernel(grad_k, (x, gy)), grad_f.forward((x, gy)), dtype)
 
 
@@ -657,7 +657,7 @@ def test_softmax_cross_entropy_graph_on_gpu_matches_cpu(
     from chainer.functions.loss import softmax_cross_entropy as sce
 
     calls = count_kernel(sce.SoftmaxCrossEntropy)
-    grad_calls = count_kernel(sce._SoftmaxCrossEntropyGradNoDoubleBackprop)
+    grad_calls = count_kernel(sce.SoftmaxCrossEntropyGradNoDoubleBackprop)
     x_np = _input((4, 3), dtype)
     t_np = numpy.array([0, 2, 1, 2], numpy.int32)
     results = []

@@ -99,7 +99,7 @@ def test_softmax_cross_entropy_state():
     node.apply((_array(3, 4), numpy.array([0, 1, 2], numpy.int32)))
     assert node.coeff == pytest.approx(1 / 3)
     y = numpy.full((3, 4), 0.25, numpy.float32)
-    grad = sce._SoftmaxCrossEntropyGradNoDoubleBackprop(node, y, t)
+    grad = sce.SoftmaxCrossEntropyGradNoDoubleBackprop(node, y, t)
     assert grad.func is node
     assert grad.y is y
 

@@ -68,7 +68,7 @@ _KERNEL_TABLE = (
     (f"{_ACTIVATION}.log_softmax:LogSoftmax", f"{_KERNELS}.softmax:log_softmax"),
     (f"{_SCE}:SoftmaxCrossEntropy", f"{_KERNELS}.softmax:softmax_cross_entropy"),
     (
-        f"{_SCE}:_SoftmaxCrossEntropyGradNoDoubleBackprop",
+        f"{_SCE}:SoftmaxCrossEntropyGradNoDoubleBackprop",
         f"{_KERNELS}.softmax:softmax_cross_entropy_grad",
     ),
     (f"{_BN}:BatchNormalization", f"{_KERNELS}.normalization:batch_normalization"),

@@ -496,7 +496,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             return self._gx_array(y, t, gy._data), None
         # x is an input of the gradient node only so that an attempt to
         # differentiate the gradient reaches it (and is refused).
-        grad = _SoftmaxCrossEntropyGradNoDoubleBackprop(self, y, t)
+        grad = SoftmaxCrossEntropyGradNoDoubleBackprop(self, y, t)
         return grad.apply((x, gy))[0], None
 
     def _gx_array(self, y, t, gy):
@@ -550,8 +550,14 @@ _X_ONLY = (0,)
 _DEFAULT_OPTIONS = (True, True, -1, "mean", False, "cross-entropy")
 
 
-class _SoftmaxCrossEntropyGradNoDoubleBackprop(function_node.FunctionNode):
-    """Gradient of SoftmaxCrossEntropy from the cached softmax; not differentiable."""
+class SoftmaxCrossEntropyGradNoDoubleBackprop(function_node.FunctionNode):
+    """Gradient of SoftmaxCrossEntropy from the cached softmax; not differentiable.
+
+    Inputs ``(x, gy)``, output ``gx``. Built by :class:`SoftmaxCrossEntropy`'s
+    backward when double backprop is off; a backend plugin may register a
+    fused kernel for it (it reads :attr:`func`, :attr:`y` and the
+    documented attributes of ``func``).
+    """
 
     def __init__(self, func, y, t):
         self._func = func
