@@ -7,6 +7,7 @@ import pytest
 import chainer
 from chainer import Variable
 from chainer import function_node
+from chainer import primitive_ops
 from chainer.utils import type_check
 
 
@@ -452,7 +453,7 @@ class _ScaleByLeaf(function_node.FunctionNode):
             ):
                 ret.append(g_input)
             else:
-                gw = chainer.functions.sum(gy * x)
+                gw = primitive_ops.sum(gy * x)
                 ret.append(gw if g_input is None else gw + g_input)
         return tuple(ret)
 
@@ -482,7 +483,7 @@ def _three_steps():
 def test_defer_input_grad_reduces_the_deferred_contributions_once():
     _REDUCED.clear()
     x, w, h = _three_steps()
-    chainer.functions.sum(h).backward()
+    primitive_ops.sum(h).backward()
     # d/dw sum(x * w**3) = 3 w**2 sum(x); the first contribution is computed,
     # the other two are deferred and reduced together at the end.
     numpy.testing.assert_allclose(w.grad, 3 * 4.0 * x.sum())
@@ -492,6 +493,6 @@ def test_defer_input_grad_reduces_the_deferred_contributions_once():
 def test_defer_input_grad_is_refused_outside_a_plain_backward_pass():
     _REDUCED.clear()
     x, w, h = _three_steps()
-    (gw,) = chainer.grad([chainer.functions.sum(h)], [w])
+    (gw,) = chainer.grad([primitive_ops.sum(h)], [w])
     numpy.testing.assert_allclose(gw.array, 3 * 4.0 * x.sum())
     assert _REDUCED == []
