@@ -51,6 +51,11 @@ WORKLOADS = {
         ["--steps", "20"],
         ["--steps", "8"],
     ),
+    "mlp_inference": (
+        {"chainer": "mlp_inference.py", "torch": "torch_mlp_inference.py"},
+        ["--repeats", "20"],
+        ["--repeats", "6"],
+    ),
     "import_time": (
         {"chainer": "import_time.py"},
         ["--repeats", "3"],
@@ -84,7 +89,14 @@ WORKLOADS = {
 }
 
 # Workloads whose PyTorch twin exists (others show a dash for PyTorch).
-TORCH_WORKLOADS = ("per_op", "mlp_step", "lenet_step", "vgg_step", "lstm_lm_step")
+TORCH_WORKLOADS = (
+    "per_op",
+    "mlp_step",
+    "mlp_inference",
+    "lenet_step",
+    "vgg_step",
+    "lstm_lm_step",
+)
 
 # Workload -> rows of (label, result key, floor key).
 ROWS = {
@@ -102,6 +114,13 @@ ROWS = {
         ("MLP step: forward + loss, ms", "forward_ms", None),
         ("MLP step: cleargrads + backward, ms", "backward_ms", None),
         ("MLP step: Adam update, ms", "update_ms", "adam_floor_ms"),
+    ],
+    "mlp_inference": [
+        (
+            "MLP 784-1000-1000-10 inference, batch 1000 (L.Linear, F.relu), ms",
+            "inference_ms",
+            "gemm_floor_ms",
+        ),
     ],
     "import_time": [
         ("`import chainer`, s", "import_chainer_s", "import_numpy_s"),
