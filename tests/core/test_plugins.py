@@ -409,17 +409,27 @@ def test_update_rule_kernel_override_on_device_branch(register):
     assert len(calls) == 1
 
 
-def test_update_rule_numpy_branch_ignores_kernels(register):
+def test_update_rule_numpy_kernel_replaces_update_core_cpu(register):
+    calls = []
+
     def kernel(rule, param):
-        raise AssertionError("the NumPy branch must not consult kernel overrides")
+        calls.append(rule)
+        param.array += 10
 
     register(
         _fake_plugin(register_kernels={(_AddOneRule, "numpy"): kernel}),
         name="numpy_rule_kernel",
     )
+    rule = _AddOneRule()
     param = chainer.Variable(numpy.zeros(2), grad=numpy.zeros(2))
-    _AddOneRule().update_core(param)
-    numpy.testing.assert_array_equal(param.array, [1, 1])
+    rule.update_core(param)
+    numpy.testing.assert_array_equal(param.array, [10, 10])
+    assert calls == [rule]
+    # Without a gradient there is nothing to do: the kernel is not called.
+    param.grad = None
+    rule.update_core(param)
+    numpy.testing.assert_array_equal(param.array, [10, 10])
+    assert calls == [rule]
 
 
 def test_lazy_kernel_and_string_node_class(register, tmp_path, monkeypatch):

@@ -174,10 +174,11 @@ def register_kernels() -> dict[tuple, Any] | None:
       attributes and methods; it may call ``node.forward(inputs)`` for cases
       it does not cover.
     * A :class:`chainer.optimizer.UpdateRule` subclass: ``update_core``
-      calls ``kernel(rule, param)`` instead of ``update_core_gpu(param)``
-      for a parameter whose array belongs to the backend (never for NumPy
-      parameters, which go to ``update_core_cpu``), with the parameter's
-      device made current, and only when ``param.grad`` is not None. It
+      calls ``kernel(rule, param)`` instead of ``update_core_cpu(param)``
+      (backend ``'numpy'``) or ``update_core_gpu(param)`` (other backends,
+      with the parameter's device made current) for a parameter whose array
+      belongs to the backend, and only when ``param.grad`` is not None; it
+      may call ``rule.update_core_cpu(param)`` for cases it does not cover. It
       updates ``param.array`` and ``rule.state`` in place, as one step of
       the rule (``rule.t`` already counts it), and returns nothing.
 

@@ -311,9 +311,10 @@ class UpdateRule:
         NumPy parameters go to :meth:`update_core_cpu`; parameters of other
         backends (CuPy...) go to :meth:`update_core_gpu` with their device
         made current, unless a plugin registered a kernel override for
-        ``(type(self), backend name)`` (see ``register_kernels``): then
-        ``kernel(self, param)`` does the update instead, for a parameter
-        with a gradient (without one there is nothing to do). An
+        ``(type(self), backend name)`` (``'numpy'``, ``'cupy'``...; see
+        ``register_kernels``): then ``kernel(self, param)`` does the update
+        instead, for a parameter with a gradient (without one there is
+        nothing to do). An
         uninitialized parameter is dispatched on the device it belongs to.
 
         Args:
@@ -321,6 +322,15 @@ class UpdateRule:
         """
         array = param.array
         if type(array) is numpy.ndarray or isinstance(array, numpy.ndarray):
+            if _dispatch.kernel_cache:
+                by_backend = _dispatch.class_kernels.get(type(self))
+                if by_backend is None:
+                    by_backend = _dispatch.kernels_of(type(self))
+                kernel = by_backend.get("numpy") if by_backend else None
+                if kernel is not None:
+                    if param.grad is not None:
+                        kernel(self, param)
+                    return
             self.update_core_cpu(param)
             return
         if array is None and param.device.xp is numpy:

@@ -87,6 +87,8 @@ _KERNEL_TABLE = (
         "chainer.functions.activation.relu:ReLUGrad",
         f"{_FAST}.functions.activation.relu:relu_grad",
     ),
+    # optimizers (chainer_cpu/optimizers/): update rules, kernel(rule, param).
+    ("chainer.optimizers.adam:AdamRule", f"{_FAST}.optimizers.adam:adam"),
     # chainer-core's CPU hook (see chainer.utils._parallel in chainer-core):
     # the set-up of a NumPy training step, and print_runtime_info's line.
     (f"{_CORE_CPU}:engage", f"{_FAST}._parallel:engage"),
