@@ -136,3 +136,36 @@ def test_grad_kernel_matches_the_reference(dtype):
         (gx,) = cpu_relu.relu_grad(node, (gy,))
     assert gx.dtype == expected.dtype == dtype
     numpy.testing.assert_array_equal(gx, expected)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("layout", ["c_order", "batch_innermost", "f_order"])
+def test_large_passes_on_cpu_threads_match_the_reference(cpu_team, threads, layout):
+    team = cpu_team(threads)
+    base = _inputs()[layout]  # 69,420 elements: 4 whole rows and a tail
+    x = numpy.concatenate([base] * 4)  # above PARALLEL_MIN
+    if layout == "batch_innermost":
+        x = _batch_innermost(x)
+    elif layout == "f_order":
+        x = numpy.asfortranarray(x)
+    assert x.size >= cpu_relu.PARALLEL_MIN
+    node = relu.ReLU()
+    (y,) = cpu_relu.relu(node, (x,))
+    numpy.testing.assert_array_equal(y, numpy.maximum(x, 0))
+    assert y.strides == x.strides
+    rng = numpy.random.RandomState(5)
+    gy = numpy.empty_like(y)
+    gy[...] = rng.standard_normal(y.shape)
+    (gx,) = cpu_relu.relu_grad(relu.ReLUGrad(y), (gy,))
+    numpy.testing.assert_array_equal(gx, gy * (y > 0))
+    if team is not None:
+        assert team.helpers  # the team's threads took part
+
+
+def test_grad_of_differently_laid_out_arrays_on_cpu_threads(cpu_team):
+    cpu_team(2)
+    y = numpy.maximum(numpy.random.RandomState(6).standard_normal((8, 4, 96, 96)), 0)
+    gy = numpy.asfortranarray(numpy.ones_like(y))
+    assert cpu_relu._relu_grad_parts(gy, y) is None
+    (gx,) = cpu_relu.relu_grad(relu.ReLUGrad(y), (gy,))
+    numpy.testing.assert_array_equal(gx, (y > 0).astype(y.dtype))

@@ -14,13 +14,28 @@ are avoided:
   taken in memory order as rows of ``ROW`` elements against a row of zeros.
   The output keeps the input's memory order (batch-innermost convolution
   outputs stay batch-innermost).
+
+From ``PARALLEL_MIN`` elements, both passes are split among the CPU team's
+threads (:mod:`chainer_cpu._parallel`); the gradient's compare-and-multiply
+runs in cache-sized blocks. For the ReLU layers of one VGG-style step
+(``benchmarks/workloads/convnet_step.py``, batch-innermost inputs, forward
+and gradient): 3.6 vs 5.1 ms on 2 threads of a 2-core Xeon, NumPy 2.4.
 """
 
+import itertools
+
 import numpy
+
+from chainer_cpu import _parallel
 
 #: Elements per row of the row-wise maximum of large dense inputs; inputs of
 #: at least ``4 * ROW`` float32/float64 elements take that path.
 ROW = 16384
+
+#: From this many elements, the passes are split among the CPU team's threads
+#: (chainer_cpu._parallel; one thread without a team): 0.55 vs 0.86 ms for
+#: an 8 MB float32 maximum on 2 threads of a 2-core Xeon, NumPy 2.4.
+PARALLEL_MIN = 1 << 18
 
 _ZEROS = {}
 _ZERO_ROWS = {}
@@ -51,21 +66,50 @@ def is_dense(x):
     return True
 
 
+def _flat(a):
+    # The elements of a dense array in memory order, as a 1-d view.
+    f = a.ravel(order="K")
+    return f if numpy.may_share_memory(f, a) else None
+
+
+def _parts(size):
+    # (start, stop) of the runs of whole ROWs that the team's threads take:
+    # one per thread, only for arrays of PARALLEL_MIN elements or more.
+    width = _parallel.width() if size >= PARALLEL_MIN else 1
+    rows = size // ROW
+    if width <= 1 or rows < width:
+        return [(0, size)]
+    bounds = [rows * i // width * ROW for i in range(width)] + [size]
+    return list(itertools.pairwise(bounds))
+
+
+def _max_part(xf, yf, start, stop):
+    # yf[start:stop] = maximum(xf[start:stop], 0): whole ROWs against a row
+    # of zeros, then the tail against a 0-d zero.
+    row = _ZERO_ROWS.get(xf.dtype)
+    if row is None:
+        row = _ZERO_ROWS[xf.dtype] = numpy.zeros(ROW, xf.dtype)
+    whole = start + (stop - start) // ROW * ROW
+    if whole > start:
+        _maximum(
+            xf[start:whole].reshape(-1, ROW),
+            row,
+            out=yf[start:whole].reshape(-1, ROW),
+        )
+    if stop > whole:
+        _maximum(xf[whole:stop], zero(xf.dtype), out=yf[whole:stop])
+
+
 def _relu_rows(x):
     # maximum(x, 0) of a large array in memory order; None if x is not dense.
     if not is_dense(x):
         return None
     y = numpy.empty_like(x)
-    xf = x.ravel(order="K")
-    yf = y.ravel(order="K")
-    if not (numpy.may_share_memory(xf, x) and numpy.may_share_memory(yf, y)):
+    xf, yf = _flat(x), _flat(y)
+    if xf is None or yf is None:
         return None
-    row = _ZERO_ROWS.get(x.dtype)
-    if row is None:
-        row = _ZERO_ROWS[x.dtype] = numpy.zeros(ROW, x.dtype)
-    whole = xf.size // ROW * ROW
-    _maximum(xf[:whole].reshape(-1, ROW), row, out=yf[:whole].reshape(-1, ROW))
-    _maximum(xf[whole:], zero(x.dtype), out=yf[whole:])
+    parts = _parts(xf.size)
+    _parallel.run(lambda i: _max_part(xf, yf, *parts[i]), len(parts))
     return y
 
 
@@ -82,9 +126,40 @@ def relu(node, inputs):
     return (y,)
 
 
+def _grad_part(gf, yf, of, start, stop):
+    # of = gf * (yf > 0) over [start, stop), in blocks of 8 ROWs that stay in
+    # cache between the compare and the product (blocks of one ROW cost more
+    # in calls than they save).
+    block = 8 * ROW
+    mask = numpy.empty(min(block, stop - start), numpy.bool_)
+    z = zero(yf.dtype)
+    for lo in range(start, stop, block):
+        hi = min(lo + block, stop)
+        m = _greater(yf[lo:hi], z, out=mask[: hi - lo])
+        numpy.multiply(gf[lo:hi], m, out=of[lo:hi])
+
+
+def _relu_grad_parts(gy, y):
+    # gy * (y > 0) for large dense arrays in the same memory order, on the
+    # CPU team's threads; None otherwise.
+    if gy.strides != y.strides or gy.dtype.char not in "fd" or not is_dense(y):
+        return None
+    out = numpy.empty_like(gy)
+    gf, yf, of = _flat(gy), _flat(y), _flat(out)
+    if gf is None or yf is None or of is None:
+        return None
+    parts = _parts(gf.size)
+    _parallel.run(lambda i: _grad_part(gf, yf, of, *parts[i]), len(parts))
+    return out
+
+
 def relu_grad(node, inputs):
     """Forward of ``ReLUGrad``: ``gy * (y > 0)`` with ``y = node.y``."""
     (gy,) = inputs
     y = node.y
+    if gy.size >= PARALLEL_MIN and _parallel.width() > 1:
+        gx = _relu_grad_parts(gy, y)
+        if gx is not None:
+            return (gx,)
     z = _ZEROS.get(y.dtype)
     return (gy * _greater(y, zero(y.dtype) if z is None else z),)
