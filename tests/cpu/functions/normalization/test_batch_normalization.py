@@ -247,3 +247,100 @@ def test_link_in_a_training_step(cpu_plugin):
                 plugins.register(cpu_plugin, name="cpu")
     for fast, reference in zip(*results, strict=True):
         numpy.testing.assert_allclose(fast, reference, rtol=1e-4, atol=1e-5)
+
+
+@pytest.fixture
+def blocked_spy(monkeypatch):
+    """Records whether each call of the blocked paths took them."""
+    taken = []
+    forward, grad = cpu_bn._forward_blocked, cpu_bn._grad_blocked
+
+    def spy_forward(*args):
+        result = forward(*args)
+        taken.append(("forward", result is not None))
+        return result
+
+    def spy_grad(*args):
+        result = grad(*args)
+        taken.append(("grad", result is not None))
+        return result
+
+    monkeypatch.setattr(cpu_bn, "_forward_blocked", spy_forward)
+    monkeypatch.setattr(cpu_bn, "_grad_blocked", spy_grad)
+    return taken
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("l2_bytes", [1 << 10, 1 << 21])
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("layout", ["c_order", "channel_major", "batch_innermost"])
+def test_blocked_paths_match_the_reference(
+    cpu_team, blocked_spy, monkeypatch, threads, l2_bytes, dtype, layout
+):
+    # Large enough for the blocked paths; groups of one channel (tiny L2) or
+    # of several, on one thread or on a team.
+    cpu_team(threads)
+    monkeypatch.setattr(cpu_bn._machine, "cache_bytes", lambda level: l2_bytes)
+    rng = numpy.random.default_rng(2)
+    shape = (8, 6, 40, 40)
+    assert numpy.prod(shape) >= cpu_bn.BLOCKED_MIN
+    if layout == "channel_major":
+        x = numpy.ascontiguousarray(
+            rng.standard_normal(shape).astype(dtype).swapaxes(0, 1)
+        ).swapaxes(0, 1)
+        gy = numpy.ascontiguousarray(
+            rng.standard_normal(shape).astype(dtype).swapaxes(0, 1)
+        ).swapaxes(0, 1)
+    else:
+        x, gy = (_make(rng, shape, layout, dtype) for _ in range(2))
+    gamma = rng.uniform(0.5, 1.5, 6).astype(dtype)
+    beta = rng.standard_normal(6).astype(dtype)
+    stats = [rng.standard_normal(6).astype(dtype) for _ in range(2)]
+    ref_stats = [s.copy() for s in stats]
+
+    node = bn.BatchNormalization(2e-5, *stats, 0.8)
+    (y,) = cpu_bn.batch_normalization(node, (x, gamma, beta))
+    ref = bn.BatchNormalization(2e-5, *ref_stats, 0.8)
+    (expected,) = ref.forward((x, gamma, beta))
+    assert y.dtype == dtype
+    assert y.strides == x.strides
+    numpy.testing.assert_allclose(y, expected, **_tol(dtype))
+    for got, want in [
+        (node.mean, ref.mean),
+        (node.inv_std, ref.inv_std),
+        *list(zip(stats, ref_stats, strict=True)),
+    ]:
+        assert got.dtype == want.dtype
+        numpy.testing.assert_allclose(got, want, **_tol(dtype))
+
+    grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std, node.layout)
+    outs = cpu_bn.batch_normalization_grad(grad, (x, gamma, gy))
+    ref_grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std)
+    ref_outs = ref_grad.forward((x, gamma, gy))
+    for got, want in zip(outs, ref_outs, strict=True):
+        assert got.dtype == want.dtype
+        numpy.testing.assert_allclose(got, want, **_tol(dtype))
+    numpy.testing.assert_allclose(grad.ggamma, ref_grad.ggamma, **_tol(dtype))
+    numpy.testing.assert_allclose(grad.gbeta, ref_grad.gbeta, **_tol(dtype))
+    # A C-order x has each channel in n pieces: it takes the other paths.
+    blocked = layout != "c_order"
+    assert blocked_spy == [("forward", blocked), ("grad", blocked)]
+
+
+def test_blocked_grad_needs_one_memory_order(blocked_spy):
+    # A C-order gradient of a batch-innermost input takes the other path.
+    rng = numpy.random.default_rng(3)
+    shape = (8, 6, 40, 40)
+    x = _make(rng, shape, "batch_innermost", numpy.float32)
+    gy = rng.standard_normal(shape).astype(numpy.float32)
+    gamma = numpy.ones(6, numpy.float32)
+    node = bn.BatchNormalization()
+    cpu_bn.batch_normalization(node, (x, gamma, numpy.zeros(6, numpy.float32)))
+    grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std, node.layout)
+    outs = cpu_bn.batch_normalization_grad(grad, (x, gamma, gy))
+    ref_outs = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std).forward(
+        (x, gamma, gy)
+    )
+    for got, want in zip(outs, ref_outs, strict=True):
+        numpy.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert blocked_spy == [("forward", True), ("grad", False)]
