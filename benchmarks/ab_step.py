@@ -96,6 +96,9 @@ def main(argv=None):
             order = ["A", "B"] if r % 2 == 0 else ["B", "A"]
             this_round = {}
             for name in order:
+                # Each side starts from the original values: an attribute
+                # set by one side only does not leak into the other.
+                apply(original)
                 apply(settings[name])
                 step()  # one untimed step after switching
                 start = time.perf_counter()

@@ -13,6 +13,7 @@ import itertools
 import numpy
 
 from chainer.utils import conv
+from chainer_cpu import _parallel
 
 
 def is_batch_innermost(x):
@@ -33,10 +34,16 @@ def as_batch_innermost(x):
     return numpy.ascontiguousarray(x.transpose(1, *range(2, x.ndim), 0))
 
 
+#: From this many bytes, the copy of :func:`pad_batch_innermost` is split by
+#: channel among the CPU team's threads.
+PARALLEL_COPY_BYTES = 1 << 20
+
+
 def pad_batch_innermost(x, pad_lo, pad_hi, pval=0):
     """Pads ``x`` ``(n, c, *spatial)`` into a C-contiguous ``(c, *padded, n)`` buffer.
 
-    One copy whatever the layout of ``x``; the buffer itself is returned.
+    One copy whatever the layout of ``x``, split by channel among the CPU
+    team's threads for large inputs; the buffer itself is returned.
     """
     nd = x.ndim - 2
     xt = x.transpose(1, *range(2, nd + 2), 0)
@@ -49,7 +56,19 @@ def pad_batch_innermost(x, pad_lo, pad_hi, pval=0):
     inner = tuple(
         slice(lo, lo + size) for size, lo in zip(xt.shape[1:-1], pad_lo, strict=True)
     )
-    buf[(slice(None), *inner, slice(None))] = xt
+    channels = xt.shape[0]
+    width = _parallel.width() if x.nbytes >= PARALLEL_COPY_BYTES else 1
+    width = min(width, channels)
+    if width <= 1:
+        buf[(slice(None), *inner, slice(None))] = xt
+        return buf
+    bounds = [channels * i // width for i in range(width + 1)]
+
+    def copy(i):
+        part = slice(bounds[i], bounds[i + 1])
+        buf[(part, *inner, slice(None))] = xt[part]
+
+    _parallel.run(copy, width)
     return buf
 
 

@@ -153,3 +153,32 @@ def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout, pad_valu
     gradient_check.check_double_backward(f, x, gy, ggx, dtype=numpy.float64, **tol)
     assert "reduce_windows" in calls
     assert "spread_windows" in calls
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("layout", ["c_order", "batch_innermost"])
+@pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "pad_value"), _GEOMETRIES)
+def test_gradient_split_by_channel_on_cpu_threads(
+    cpu_team, monkeypatch, threads, layout, shape, ksize, stride, pad, pad_value
+):
+    team = cpu_team(threads)
+    monkeypatch.setattr(cpu_pool, "PARALLEL_BYTES", 1)
+    x = _as_layout(_input(shape, numpy.float32), layout)
+    ref = average_pooling_nd.AveragePoolingND(
+        len(ksize), ksize, stride, pad, False, pad_value
+    )
+    (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
+    gy = _as_layout(_input(y_ref.shape, numpy.float32, seed=1), layout)
+    (gx_ref,) = average_pooling_nd.AveragePoolingNDGrad(ref).forward(
+        (numpy.ascontiguousarray(gy),)
+    )
+    node = average_pooling_nd.AveragePoolingND(
+        len(ksize), ksize, stride, pad, False, pad_value
+    )
+    (y,) = cpu_avg.average_pooling(node, (x,))
+    numpy.testing.assert_array_equal(y, y_ref)
+    (gx,) = cpu_avg.average_pooling_grad(
+        average_pooling_nd.AveragePoolingNDGrad(node), (gy,)
+    )
+    numpy.testing.assert_array_equal(gx, gx_ref)
+    assert team.helpers

@@ -187,3 +187,25 @@ def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout):
     )
     assert "reduce_windows" in calls
     assert "scatter_windows" in calls
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("layout", ["c_order", "batch_innermost"])
+@pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "cover_all"), _GEOMETRIES)
+def test_gradient_split_by_channel_on_cpu_threads(
+    cpu_team, monkeypatch, threads, layout, shape, ksize, stride, pad, cover_all
+):
+    team = cpu_team(threads)
+    monkeypatch.setattr(cpu_pool, "PARALLEL_BYTES", 1)
+    x = _as_layout(_distinct(shape, numpy.float32), layout)
+    ref = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
+    (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
+    gy = _distinct(y_ref.shape, numpy.float32, seed=1)
+    (gx_ref,) = max_pooling_nd.MaxPoolingNDGrad(ref).forward((gy,))
+    node = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
+    (y,) = cpu_max.max_pooling(node, (x,))
+    numpy.testing.assert_array_equal(y, y_ref)
+    (gx,) = cpu_max.max_pooling_grad(max_pooling_nd.MaxPoolingNDGrad(node), (gy,))
+    numpy.testing.assert_array_equal(gx, gx_ref)
+    if shape[1] > 1:
+        assert team.helpers

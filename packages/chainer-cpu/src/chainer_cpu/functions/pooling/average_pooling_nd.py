@@ -52,5 +52,10 @@ def average_pooling_grad(node, inputs):
     buf = pooling_nd.alloc(
         shape, g.dtype, slices, disjoint, pooling_nd.is_batch_innermost(g)
     )
-    pooling_nd.spread_windows(g, slices, buf, disjoint)
+
+    def spread(c0, c1):
+        part = (slice(None), slice(c0, c1))
+        pooling_nd.spread_windows(g[part], slices, buf[part], disjoint)
+
+    pooling_nd.by_channels(spread, g.shape[1], g.nbytes)
     return (pooling_nd.crop(buf, p.pad, p.in_size),)

@@ -59,5 +59,10 @@ def max_pooling_grad(node, inputs):
     buf = pooling_nd.alloc(
         shape, gy.dtype, slices, disjoint, pooling_nd.is_batch_innermost(idx)
     )
-    pooling_nd.scatter_windows(gy, idx, slices, buf, disjoint)
+
+    def scatter(c0, c1):
+        part = (slice(None), slice(c0, c1))
+        pooling_nd.scatter_windows(gy[part], idx[part], slices, buf[part], disjoint)
+
+    pooling_nd.by_channels(scatter, gy.shape[1], gy.nbytes)
     return (pooling_nd.crop(buf, p.pad, p.in_size),)

@@ -17,6 +17,11 @@ import itertools
 import numpy
 
 from chainer_cpu import _layout
+from chainer_cpu import _parallel
+
+#: From this many bytes of gradient, the window scatter is split by channel
+#: among the CPU team's threads.
+PARALLEL_BYTES = 1 << 20
 
 
 def is_batch_innermost(x):
@@ -216,3 +221,18 @@ def crop(buf, pad_lo, size):
         part = _layout.as_batch_innermost(buf[key])
         return part.transpose(nd + 1, 0, *range(1, nd + 1))
     return numpy.ascontiguousarray(buf[key])
+
+
+def by_channels(fn, channels, nbytes):
+    """Runs ``fn(start, stop)`` over channel ranges on the CPU team's threads.
+
+    One range (the calling thread) below ``PARALLEL_BYTES`` or without a
+    team; else one contiguous range of channels per thread.
+    """
+    width = _parallel.width() if nbytes >= PARALLEL_BYTES else 1
+    width = min(width, channels)
+    if width <= 1:
+        fn(0, channels)
+        return
+    bounds = [channels * i // width for i in range(width + 1)]
+    _parallel.run(lambda i: fn(bounds[i], bounds[i + 1]), width)
