@@ -195,6 +195,11 @@ try:
 except Exception:
     pass
 try:
+    from chainer_cpu import _blas
+    info["blas_line"] = _blas.describe()
+except Exception:
+    pass
+try:
     from threadpoolctl import threadpool_info
     info["blas"] = [
         {k: p.get(k) for k in
@@ -473,10 +478,83 @@ def blas_lines(infos, labels):
             ", ".join("%s=%s" % (k, v) for k, v in lib.items() if v and k != "filepath")
             for lib in libs
         )
+        if info.get("blas_line"):
+            desc += "; " + info["blas_line"]
         lines.append(
             "- %s: `%s` — %s" % (labels[side], info.get("python_path", "?"), desc)
         )
     return lines
+
+
+def cpu_model():
+    """The CPU's model name as the OS reports it (Linux), else the platform's."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def blas_kernel(info):
+    """The BLAS kernel set of a side: OpenBLAS's core name, else its library."""
+    for lib in info.get("blas") or ():
+        if lib.get("architecture"):
+            return "%s %s" % (lib.get("internal_api", "BLAS"), lib["architecture"])
+    line = info.get("blas_line")
+    if line:
+        words = line.split()
+        known = [w for w in words if w.startswith("core=")]
+        if known:
+            return "OpenBLAS " + known[0][5:]
+        # OpenBLAS's configuration names the kernel after the build flags.
+        flags = {"USE64BITINT", "DYNAMIC_ARCH", "NO_AFFINITY", "NO_LAPACK"}
+        for word in words[2:]:
+            if word.isalnum() and word not in flags and not word[0].isdigit():
+                return "OpenBLAS " + word
+    return "BLAS unknown"
+
+
+def machine_kind(info):
+    """The heading of a machine kind's section: CPU model, CPUs, BLAS kernel."""
+    return "%s, %d CPUs, %s" % (cpu_model(), os.cpu_count() or 0, blas_kernel(info))
+
+
+SECTION = "## Machine: "
+
+
+def merge_report(old_text, kind, section_lines):
+    """The results file with ``kind``'s section replaced (or added), others kept.
+
+    The file holds one section per machine kind, headed ``## Machine: <kind>``
+    (a CPU model, its CPU count and the BLAS kernel NumPy uses), so that
+    figures from one machine never stand for another's.
+    """
+    sections = []
+    current = None
+    for line in (old_text or "").splitlines():
+        if line.startswith(SECTION):
+            current = [line]
+            sections.append(current)
+        elif current is not None:
+            current.append(line)
+    heading = SECTION + kind
+    new = [heading, "", *section_lines]
+    kept = [sec for sec in sections if sec[0] != heading]
+    out = [
+        "# Benchmark results",
+        "",
+        "One section per machine kind (CPU model, CPU count, BLAS kernel), each "
+        "from the latest `python benchmarks/run.py` run on such a machine.",
+        "",
+    ]
+    for sec in sorted([new, *kept], key=lambda lines: lines[0]):
+        while sec and not sec[-1].strip():
+            sec = sec[:-1]
+        out += [*sec, ""]
+    return "\n".join(out)
 
 
 def write_atomic(path, text):
@@ -590,8 +668,6 @@ def main(argv=None):
     if "autogroup" in ours_info:
         priority += " (%s)" % ours_info["autogroup"].split("/")[-1]
     report = [
-        "# Benchmark results",
-        "",
         "- Date: %s" % now.strftime("%Y-%m-%d %H:%M UTC"),
         "- Command: `%s` (from the repository root)" % command,
         "- Machine: %s, %s, %d CPUs; load average %.2f before, %.2f after"
@@ -613,17 +689,23 @@ def main(argv=None):
         if "chainer7" in sides
         else "- Chainer 7.8.1 anchor missing (create it with `%s`)." % SETUP_CHAINER7,
         "",
-        "## Results",
+        "### Results",
         "",
         table,
         "",
-        "## Interpreters and BLAS",
+        "### Interpreters and BLAS",
         "",
         *blas_lines(infos, labels),
     ]
     if notes:
-        report += ["", "## Checks and failures", "", *notes]
-    write_atomic(args.output, "\n".join(report) + "\n")
+        report += ["", "### Checks and failures", "", *notes]
+    try:
+        with open(args.output, encoding="utf-8") as f:
+            old_text = f.read()
+    except FileNotFoundError:
+        old_text = ""
+    kind = machine_kind(ours_info)
+    write_atomic(args.output, merge_report(old_text, kind, report) + "\n")
     print("wrote %s" % os.path.relpath(args.output, ROOT), file=sys.stderr)
     return 0
 

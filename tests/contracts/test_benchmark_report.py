@@ -1,0 +1,56 @@
+"""benchmarks/run.py keeps one results section per machine kind."""
+
+import importlib.util
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _run_module():
+    spec = importlib.util.spec_from_file_location(
+        "bench_run", ROOT / "benchmarks" / "run.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_merge_replaces_its_own_kind_and_keeps_the_others():
+    run = _run_module()
+    first = run.merge_report("", "CPU B, 2 CPUs, OpenBLAS X", ["- Date: 1", "", "old"])
+    second = run.merge_report(first, "CPU A, 4 CPUs, OpenBLAS Y", ["- Date: 2"])
+    third = run.merge_report(second, "CPU B, 2 CPUs, OpenBLAS X", ["- Date: 3"])
+    assert third.startswith("# Benchmark results\n")
+    headings = [line for line in third.splitlines() if line.startswith("## ")]
+    assert headings == [
+        "## Machine: CPU A, 4 CPUs, OpenBLAS Y",
+        "## Machine: CPU B, 2 CPUs, OpenBLAS X",
+    ]
+    assert "- Date: 2" in third
+    assert "- Date: 3" in third
+    assert "- Date: 1" not in third
+    assert "old" not in third
+
+
+def test_the_committed_results_are_sections_per_machine():
+    text = (ROOT / "benchmarks" / "results.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[0] == "# Benchmark results"
+    level2 = [line for line in lines if line.startswith("## ")]
+    assert level2
+    assert all(line.startswith("## Machine: ") for line in level2)
+
+
+def test_blas_kernel_from_openblas_configuration():
+    run = _run_module()
+    line = (
+        "OpenBLAS 0.3.31.188.0  USE64BITINT DYNAMIC_ARCH NO_AFFINITY SkylakeX "
+        "MAX_THREADS=64 (pthreads, 2 threads)"
+    )
+    assert run.blas_kernel({"blas_line": line}) == "OpenBLAS SkylakeX"
+    assert run.blas_kernel({"blas_line": "OpenBLAS 0.3.27 core=Haswell"}) == (
+        "OpenBLAS Haswell"
+    )
+    threadpool = {"blas": [{"internal_api": "openblas", "architecture": "Zen"}]}
+    assert run.blas_kernel(threadpool) == "openblas Zen"
+    assert run.blas_kernel({}) == "BLAS unknown"
