@@ -522,6 +522,19 @@ def machine_kind(info):
     return "%s, %d CPUs, %s" % (cpu_model(), os.cpu_count() or 0, blas_kernel(info))
 
 
+def generic_kernel_notes(infos, labels):
+    """A warning line per side whose OpenBLAS fell back to its generic kernels."""
+    notes = []
+    for side, info in infos.items():
+        if "Prescott" in blas_kernel(info):
+            notes.append(
+                "- %s: its OpenBLAS does not recognise this CPU and runs its generic "
+                "`Prescott` kernels (about half the GEMM speed); compare it only with "
+                "sides on the same kernels." % labels[side]
+            )
+    return notes
+
+
 SECTION = "## Machine: "
 
 
@@ -688,6 +701,7 @@ def main(argv=None):
         "- Ratio column: Chainer 7.8.1 time ÷ ours (above 1 means ours is faster)."
         if "chainer7" in sides
         else "- Chainer 7.8.1 anchor missing (create it with `%s`)." % SETUP_CHAINER7,
+        *generic_kernel_notes(infos, labels),
         "",
         "### Results",
         "",
