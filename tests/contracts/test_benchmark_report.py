@@ -54,3 +54,20 @@ def test_blas_kernel_from_openblas_configuration():
     threadpool = {"blas": [{"internal_api": "openblas", "architecture": "Zen"}]}
     assert run.blas_kernel(threadpool) == "openblas Zen"
     assert run.blas_kernel({}) == "BLAS unknown"
+
+
+def test_scale_charts_are_valid_svg_with_one_line_per_series():
+    import xml.etree.ElementTree as ET
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_scale", ROOT / "benchmarks" / "scale.py"
+    )
+    scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scale)
+    text = scale.svg_chart(
+        "t", "x", "y", {"a": [(1, 2.0), (10, 3.0)], "b": [(1, 1.0), (10, 0.5)]}
+    )
+    root = ET.fromstring(text)
+    paths = root.findall("{http://www.w3.org/2000/svg}path")
+    assert len(paths) == 2
+    assert all(p.get("d").startswith("M") for p in paths)
