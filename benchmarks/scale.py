@@ -17,7 +17,8 @@ Writes ``benchmarks/scale/results.json`` and one SVG line chart per sweep
 (``graph.svg``, ``batch.svg``, ``bptt.svg``) next to it, and prints a table.
 Figures hold for the machine they were measured on; the JSON names it.
 
-Usage: ``python benchmarks/scale.py [--sweeps graph,batch,bptt] [--quick]``.
+Usage: ``python benchmarks/scale.py [--sweeps graph,batch,bptt] [--quick]``;
+``--replot`` redraws the charts from ``results.json`` only.
 """
 
 import argparse
@@ -167,22 +168,30 @@ def sweep_bptt(lengths, repeats):
     return rows
 
 
-def svg_chart(title, x_label, y_label, series, log_x=True, path=None):
+def svg_chart(title, x_label, y_label, series, log_x=True, path=None, log_y=False):
     """Writes a small SVG line chart; ``series`` is ``{name: [(x, y), ...]}``."""
     width, height, left, bottom, top, right = 640, 400, 70, 50, 40, 160
     points = [p for values in series.values() for p in values]
     xs = [math.log10(x) if log_x else x for x, _ in points]
     ys = [y for _, y in points]
     x0, x1 = min(xs), max(xs)
-    y1 = max(ys) * 1.1 or 1.0
     x1 = x1 if x1 > x0 else x0 + 1
+    if log_y:
+        lo = math.floor(math.log10(min(y for y in ys if y > 0)))
+        hi = math.ceil(math.log10(max(ys)))
+        hi = hi if hi > lo else lo + 1
+        y_ticks = [10.0**e for e in range(lo, hi + 1)]
+    else:
+        y1 = max(ys) * 1.1 or 1.0
+        y_ticks = [y1 * i / 4 for i in range(5)]
 
     def px(x):
         v = math.log10(x) if log_x else x
         return left + (v - x0) / (x1 - x0) * (width - left - right)
 
     def py(y):
-        return height - bottom - y / y1 * (height - top - bottom)
+        frac = (math.log10(y) - lo) / (hi - lo) if log_y else y / y1
+        return height - bottom - frac * (height - top - bottom)
 
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
     out = [
@@ -200,8 +209,7 @@ def svg_chart(title, x_label, y_label, series, log_x=True, path=None):
         f'<text x="16" y="{(top + height - bottom) / 2}" text-anchor="middle" '
         f'transform="rotate(-90 16 {(top + height - bottom) / 2})">{y_label}</text>',
     ]
-    for i in range(5):
-        y = y1 * i / 4
+    for y in y_ticks:
         out.append(
             f'<text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:.3g}</text>'
         )
@@ -241,11 +249,59 @@ def _write_atomic(path, text):
     os.replace(tmp, path)
 
 
+def plot(results):
+    """Writes one SVG chart per sweep present in ``results`` into ``OUT``."""
+    rows = results.get("graph")
+    if rows:
+        svg_chart(
+            "Per-op cost against graph size (10-element ops)",
+            "nodes in the graph",
+            "µs per op",
+            {
+                "forward": [(r["ops"], r["fwd_us_per_op"]) for r in rows],
+                "backward": [(r["ops"], r["bwd_us_per_op"]) for r in rows],
+            },
+            path=os.path.join(OUT, "graph.svg"),
+        )
+    rows = results.get("batch")
+    if rows:
+        svg_chart(
+            "MLP 784-1000-1000-10 Adam step: cost per example",
+            "batch size",
+            "µs per example (log scale)",
+            {
+                "train step": [(r["batch"], r["step_us_per_example"]) for r in rows],
+                "its GEMMs (NumPy)": [
+                    (r["batch"], r["gemm_us_per_example"]) for r in rows
+                ],
+            },
+            path=os.path.join(OUT, "batch.svg"),
+            log_y=True,
+        )
+    rows = results.get("bptt")
+    if rows:
+        svg_chart(
+            "LSTM LM (2 x 650 units, vocab 10k, batch 20): peak memory",
+            "unrolled steps (BPTT)",
+            "peak MiB (NumPy allocations)",
+            {"forward + backward": [(r["bptt"], r["peak_mib"]) for r in rows]},
+            log_x=False,
+            path=os.path.join(OUT, "bptt.svg"),
+        )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sweeps", default="graph,batch,bptt")
     parser.add_argument("--quick", action="store_true", help="smaller sweeps")
+    parser.add_argument(
+        "--replot", action="store_true", help="only redraw the charts from results.json"
+    )
     args = parser.parse_args(argv)
+    if args.replot:
+        with open(os.path.join(OUT, "results.json"), encoding="utf-8") as f:
+            plot(json.load(f))
+        return 0
     sweeps = [s.strip() for s in args.sweeps.split(",") if s.strip()]
     unknown = sorted(set(sweeps) - {"graph", "batch", "bptt"})
     if unknown:
@@ -258,43 +314,14 @@ def main(argv=None):
     }
     if "graph" in sweeps:
         sizes = [100, 1000, 10000] if args.quick else [100, 1000, 10000, 100000]
-        rows = results["graph"] = sweep_graph(sizes, 3 if args.quick else 5)
-        svg_chart(
-            "Per-op cost against graph size (10-element ops)",
-            "nodes in the graph",
-            "µs per op",
-            {
-                "forward": [(r["ops"], r["fwd_us_per_op"]) for r in rows],
-                "backward": [(r["ops"], r["bwd_us_per_op"]) for r in rows],
-            },
-            path=os.path.join(OUT, "graph.svg"),
-        )
+        results["graph"] = sweep_graph(sizes, 3 if args.quick else 5)
     if "batch" in sweeps:
         sizes = [1, 16, 256] if args.quick else [1, 4, 16, 64, 256, 1024]
-        rows = results["batch"] = sweep_batch(sizes, 3 if args.quick else 7)
-        svg_chart(
-            "MLP 784-1000-1000-10 Adam step: cost per example",
-            "batch size",
-            "µs per example",
-            {
-                "train step": [(r["batch"], r["step_us_per_example"]) for r in rows],
-                "its GEMMs (NumPy)": [
-                    (r["batch"], r["gemm_us_per_example"]) for r in rows
-                ],
-            },
-            path=os.path.join(OUT, "batch.svg"),
-        )
+        results["batch"] = sweep_batch(sizes, 3 if args.quick else 7)
     if "bptt" in sweeps:
         lengths = [35, 70] if args.quick else [35, 70, 175, 350]
-        rows = results["bptt"] = sweep_bptt(lengths, 1 if args.quick else 2)
-        svg_chart(
-            "LSTM LM (2 x 650 units, vocab 10k, batch 20): peak memory",
-            "unrolled steps (BPTT)",
-            "peak MiB (NumPy allocations)",
-            {"forward + backward": [(r["bptt"], r["peak_mib"]) for r in rows]},
-            log_x=False,
-            path=os.path.join(OUT, "bptt.svg"),
-        )
+        results["bptt"] = sweep_bptt(lengths, 1 if args.quick else 2)
+    plot(results)
     _write_atomic(
         os.path.join(OUT, "results.json"), json.dumps(results, indent=1) + "\n"
     )
