@@ -8,8 +8,6 @@ keep it. The patch matrices have the layout that chainer-cuda's kernels use
 as well: rows ``(c, k_1, ..., k_d)``, columns ``(n, o_1, ..., o_d)``.
 """
 
-import itertools
-
 import numpy
 
 from chainer.utils import conv
@@ -72,30 +70,6 @@ def pad_batch_innermost(x, pad_lo, pad_hi, pval=0):
     return buf
 
 
-def padded_extent(in_size, out_size, ksize, stride, pad, dilate):
-    """Size per axis of a buffer holding the padded image and every window."""
-    return tuple(
-        max(size + p, (o - 1) * s + (k - 1) * d + 1)
-        for size, o, k, s, p, d in zip(
-            in_size, out_size, ksize, stride, pad, dilate, strict=True
-        )
-    )
-
-
-def add_windows(img, blocks, ksize, stride, dilate, out_size, trail=0):
-    """Adds ``blocks(tap)`` of every kernel tap onto its strided region of ``img``.
-
-    ``img`` is a padded buffer whose spatial axes are its last but ``trail``.
-    """
-    lead = (slice(None),) * (img.ndim - len(ksize) - trail)
-    for tap in itertools.product(*(range(k) for k in ksize)):
-        dst = tuple(
-            slice(t * d, t * d + s * (o - 1) + 1, s)
-            for t, d, s, o in zip(tap, dilate, stride, out_size, strict=True)
-        )
-        img[lead + dst] += blocks(tap)
-
-
 # A patch matrix of more than WHOLE_BYTES is built and multiplied in chunks
 # of about CHUNK_BYTES (runs of output rows on the batch-innermost path,
 # else parts of the batch): OpenBLAS multiplies a (c_O x 288) by a
@@ -124,6 +98,23 @@ def batch_chunks(n, bytes_per_image):
 def is_pointwise(ksize, stride, pad):
     """Whether a window geometry reads single pixels, unit stride, no padding."""
     return all(k == 1 for k in ksize) and not any(pad) and all(s == 1 for s in stride)
+
+
+def output_geometry(x, ksize, stride, pad, cover_all, dilate):
+    """``(out_size, pad_hi)`` of a convolution over ``x``; raises if it is empty.
+
+    :func:`chainer.utils.conv.conv_geometry` of ``x``'s spatial shape, with
+    a ValueError naming the geometry when some output size is not positive.
+    """
+    out_size, pad_hi = conv.conv_geometry(
+        x.shape[2:], ksize, stride, pad, cover_all, dilate
+    )
+    if min(out_size, default=1) <= 0:
+        raise ValueError(
+            f"the output would be empty {out_size} for spatial input size "
+            f"{x.shape[2:]}, ksize {ksize}, stride {stride}, pad {pad}"
+        )
+    return out_size, pad_hi
 
 
 def im2col_matrix(x, ksize, stride, pad, cover_all=False, dilate=None):
@@ -155,14 +146,7 @@ def im2col_matrix(x, ksize, stride, pad, cover_all=False, dilate=None):
     nd = len(ksize)
     if is_pointwise(ksize, stride, pad):
         return x.swapaxes(0, 1).reshape(c, -1), x.shape[2:]
-    out_size, pad_hi = conv.conv_geometry(
-        x.shape[2:], ksize, stride, pad, cover_all, dilate
-    )
-    if min(out_size, default=1) <= 0:
-        raise ValueError(
-            f"the output would be empty {out_size} for spatial input size "
-            f"{x.shape[2:]}, ksize {ksize}, stride {stride}, pad {pad}"
-        )
+    out_size, pad_hi = output_geometry(x, ksize, stride, pad, cover_all, dilate)
     view = conv.window_view(
         conv.pad_spatial(x, pad, pad_hi), ksize, stride, out_size, dilate
     )

@@ -228,8 +228,16 @@ def im2col_nd(x, ksize, stride, pad, cover_all=False, dilate=None, pval=0):
     return window_view(x, ksize, stride, out_size, dilate)
 
 
-def _padded_extent(in_size, out_size, ksize, stride, pad, dilate):
-    # Size per axis of a buffer holding the padded image and every window.
+def padded_extent(in_size, out_size, ksize, stride, pad, dilate):
+    """Size per axis of a buffer holding the padded image and every window.
+
+    Args:
+        in_size, out_size, ksize, stride, pad, dilate (tuple of int): The
+            per-axis geometry of a convolution.
+
+    Returns:
+        tuple of int: The buffer's spatial shape.
+    """
     return tuple(
         max(size + p, (o - 1) * s + (k - 1) * d + 1)
         for size, o, k, s, p, d in zip(
@@ -238,10 +246,17 @@ def _padded_extent(in_size, out_size, ksize, stride, pad, dilate):
     )
 
 
-def _add_windows(img, blocks, ksize, stride, dilate, out_size, trail=0):
-    # Adds the block of every kernel tap onto its strided region of the
-    # padded buffer ``img`` (spatial axes last but ``trail``); ``blocks(tap)``
-    # gives it.
+def add_windows(img, blocks, ksize, stride, dilate, out_size, trail=0):
+    """Adds ``blocks(tap)`` of every kernel tap onto its strided region of ``img``.
+
+    Args:
+        img (:ref:`ndarray`): A padded buffer whose spatial axes are its last
+            but ``trail`` (see :func:`padded_extent`); updated in place.
+        blocks (callable): ``blocks(tap)`` gives the block of the kernel tap
+            ``tap`` (a tuple of ints), broadcastable to its region.
+        ksize, stride, dilate, out_size (tuple of int): Per-axis geometry.
+        trail (int): Number of axes after the spatial ones.
+    """
     lead = (slice(None),) * (img.ndim - len(ksize) - trail)
     for tap in itertools.product(*(range(k) for k in ksize)):
         dst = tuple(
@@ -272,10 +287,10 @@ def col2im_nd(col, stride, pad, in_size, dilate=None):
     ksize = col.shape[2 + nd :]
     dilate = (1,) * nd if dilate is None else dilate
     xp = backend.get_array_module(col)
-    padded = _padded_extent(in_size, out_size, ksize, stride, pad, dilate)
+    padded = padded_extent(in_size, out_size, ksize, stride, pad, dilate)
     img = xp.zeros(col.shape[:2] + padded, col.dtype)
     rest = (slice(None),) * (2 + nd)
-    _add_windows(img, lambda tap: col[rest + tap], ksize, stride, dilate, out_size)
+    add_windows(img, lambda tap: col[rest + tap], ksize, stride, dilate, out_size)
     inner = tuple(slice(p, p + size) for p, size in zip(pad, in_size, strict=True))
     return img[(slice(None), slice(None), *inner)]
 

@@ -163,14 +163,7 @@ def _batch_innermost_forward(x, W, b, stride, pad, cover_all, dilate, groups, ke
     dilate = (1,) * nd if dilate is None else tuple(dilate)
     out_channels = W.shape[0]
     w2 = W.reshape(out_channels, -1)
-    out_size, pad_hi = conv.conv_geometry(
-        x.shape[2:], ksize, stride, pad, cover_all, dilate
-    )
-    if min(out_size, default=1) <= 0:
-        raise ValueError(
-            f"the output would be empty {out_size} for spatial input size "
-            f"{x.shape[2:]}, ksize {ksize}, stride {stride}, pad {pad}"
-        )
+    out_size, pad_hi = _layout.output_geometry(x, ksize, stride, pad, cover_all, dilate)
     _parallel.engage()  # first use: team, BLAS and malloc set-up
     threads = _parallel.width()
     # Per-tap GEMMs only without a CPU team: with one, patch matrices copied

@@ -13,6 +13,7 @@ measures both. From the node it reads ``stride``, ``pad``, ``dilate``,
 
 import numpy
 
+from chainer.utils import conv
 from chainer_cpu import _layout
 from chainer_cpu.functions.connection import convolution_nd
 
@@ -108,7 +109,7 @@ def deconvolution_forward(
             y += b[:, None]
         return y.reshape(out_channels, n, *out_size).swapaxes(0, 1)
     size = _layout.prod(in_size)
-    padded = _layout.padded_extent(out_size, in_size, ksize, stride, pad, dilate)
+    padded = conv.padded_extent(out_size, in_size, ksize, stride, pad, dilate)
     inner = tuple(slice(p, p + o) for p, o in zip(pad, out_size, strict=True))
     rows = out_channels * _layout.prod(ksize)
     chunks = _layout.batch_chunks(n, rows * size * x.itemsize)
@@ -124,7 +125,7 @@ def deconvolution_forward(
         )
         col = col.reshape(out_channels, *ksize, *in_size, n)
         img = numpy.zeros((out_channels, *padded, n), x.dtype)
-        _layout.add_windows(
+        conv.add_windows(
             img, lambda tap: col[(slice(None), *tap)], ksize, stride, dilate,
             in_size, trail=1,
         )  # fmt: skip
@@ -143,7 +144,7 @@ def deconvolution_forward(
             w2, x2[:, i * size : j * size], groups, transa=True
         )
         col = col.reshape(out_channels, *ksize, j - i, *in_size)
-        _layout.add_windows(
+        conv.add_windows(
             img[:, i:j], lambda tap, col=col: col[(slice(None), *tap)], ksize, stride,
             dilate, in_size,
         )  # fmt: skip

@@ -16,6 +16,7 @@ import itertools
 
 import numpy
 
+from chainer.utils import conv
 from chainer_cpu import _layout
 from chainer_cpu import _parallel
 
@@ -68,15 +69,7 @@ def pad(x, pad_lo, pad_hi, pval=0, dense=False):
         nd = x.ndim - 2
         buf = _layout.pad_batch_innermost(x, pad_lo, pad_hi, pval)
         return buf.transpose(nd + 1, 0, *range(1, nd + 1))
-    shape = x.shape[:2] + tuple(
-        size + lo + hi for size, lo, hi in zip(x.shape[2:], pad_lo, pad_hi, strict=True)
-    )
-    out = numpy.zeros(shape, x.dtype) if pval == 0 else numpy.full(shape, pval, x.dtype)
-    inner = tuple(
-        slice(lo, lo + size) for size, lo in zip(x.shape[2:], pad_lo, strict=True)
-    )
-    out[(slice(None), slice(None), *inner)] = x
-    return out
+    return conv.pad_spatial(x, pad_lo, pad_hi, pval)
 
 
 @functools.lru_cache(maxsize=256)
