@@ -11,6 +11,13 @@ def _as_dtype(v, dtype):
     return v if v.dtype == dtype else primitive_ops.cast(v, dtype)
 
 
+def _set_layout(node, x, gamma):
+    # set_layout of the nodes that reduce over ``axis`` (canonicalised here).
+    node.axis = _moments.canonical_axis(node.axis, x.ndim, gamma.ndim)
+    node.layout = _moments.get_layout(x.shape, node.axis)
+    return node.layout, _moments.compute_dtype(x.dtype, gamma.dtype)
+
+
 def _accumulate(total, term):
     return term if total is None else total + term
 
@@ -60,9 +67,7 @@ class BatchNormalization(function_node.FunctionNode):
             tuple: ``(layout, dtype)``: ``moments.get_layout(x.shape, axis)``
             and the dtype of the statistics (``moments.compute_dtype``).
         """
-        self.axis = _moments.canonical_axis(self.axis, x.ndim, gamma.ndim)
-        self.layout = _moments.get_layout(x.shape, self.axis)
-        return self.layout, _moments.compute_dtype(x.dtype, gamma.dtype)
+        return _set_layout(self, x, gamma)
 
     def forward(self, inputs):
         x, gamma, beta = inputs
@@ -313,10 +318,9 @@ class FixedBatchNormalization(function_node.FunctionNode):
             tuple: ``(layout, dtype)``: ``moments.get_layout(x.shape, axis)``
             and the dtype of the statistics (``moments.compute_dtype``).
         """
-        self.axis = _moments.canonical_axis(self.axis, x.ndim, gamma.ndim)
-        self.layout = _moments.get_layout(x.shape, self.axis)
-        self._full = self.layout.full
-        return self.layout, _moments.compute_dtype(x.dtype, gamma.dtype)
+        layout, dtype = _set_layout(self, x, gamma)
+        self._full = layout.full
+        return layout, dtype
 
     def forward(self, inputs):
         x, gamma, beta, mean, var = inputs
