@@ -33,7 +33,6 @@ This is the only module of Chainer that imports pluggy, and it does so lazily.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import inspect
 import os
@@ -384,6 +383,8 @@ def _check_pending(manager, dists: dict) -> list:
         for impl in caller.get_hookimpls():
             if impl.optionalhook:
                 continue
+            import difflib  # only on this error path: it costs 1 ms to import
+
             close = difflib.get_close_matches(hook_name, specified, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             problems.append(
