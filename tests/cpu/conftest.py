@@ -42,6 +42,12 @@ class FakeBLAS:
 
 
 @pytest.fixture
+def fake_blas():
+    """The :class:`FakeBLAS` class, for tests that build their own team."""
+    return FakeBLAS
+
+
+@pytest.fixture
 def cpu_team(monkeypatch):
     """Installs a CPU team of ``threads`` threads over a :class:`FakeBLAS`.
 

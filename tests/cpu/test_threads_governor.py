@@ -20,19 +20,6 @@ from chainer_cpu import _blas
 from chainer_cpu import _parallel
 
 
-class FakeBLAS:
-    def __init__(self, threads):
-        self.threads = threads
-        self.set_counts = []
-
-    def num_threads(self):
-        return self.threads
-
-    def set_num_threads(self, n):
-        self.set_counts.append(n)
-        self.threads = n
-
-
 class Machine:
     """A clock, /proc/stat's busy seconds and this process's CPU seconds."""
 
@@ -54,10 +41,10 @@ class Machine:
 
 
 @pytest.fixture
-def governor(monkeypatch):
+def governor(monkeypatch, fake_blas):
     """A governor over a 2-thread FakeBLAS on 2 CPUs; returns (gov, machine)."""
     machine = Machine(monkeypatch)
-    blas = FakeBLAS(2)
+    blas = fake_blas(2)
     team = _parallel._Team(blas)
     monkeypatch.setitem(_parallel._state, "team", team)
     gov = _parallel._Governor(blas, team, limit=2, cpus=[0, 1], capacity=2.0)
@@ -119,9 +106,9 @@ def test_no_look_before_the_window_ends(governor):
     assert gov.blas.threads == 1
 
 
-def test_the_load_average_sizes_the_start(monkeypatch):
+def test_the_load_average_sizes_the_start(monkeypatch, fake_blas):
     Machine(monkeypatch, load=1.3)
-    blas = FakeBLAS(2)
+    blas = fake_blas(2)
     gov = _parallel._Governor(blas, _parallel._Team(blas), 2, [0, 1], 2.0)
     monkeypatch.setitem(_parallel._state, "governor", gov)
     gov.start()
