@@ -45,10 +45,13 @@ def _steps(pairs, rng, shape, dtype, n=3):
     "hyperparams",
     [{}, {"eta": 0.5}, {"weight_decay_rate": 0.01}, {"alpha": 0.01, "eps": 1e-6}],
 )
-def test_blocked_update_equals_the_reference(dtype, hyperparams):
-    # More than two blocks and a partial last one.
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_blocked_update_equals_the_reference(dtype, hyperparams, threads, cpu_team):
+    # More than two blocks and a partial last one, on a team of ``threads``
+    # (each thread with its own scratch row).
+    cpu_team(threads)
     block = cpu_adam.block_elements(numpy.dtype(dtype).itemsize)
-    shape = (3, block + 7)
+    shape = (3, 2 * block + 7)
     pairs, rng = _pair(shape, dtype, 0, **hyperparams)
     ref_rule, ref_param, rule, param = _steps(pairs, rng, shape, dtype)
     assert cpu_adam._blocked(rule, param) is not None

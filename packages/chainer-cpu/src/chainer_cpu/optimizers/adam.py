@@ -20,6 +20,7 @@ it reads only documented names: ``hyperparam``, ``state['m']``,
 import numpy
 
 from chainer_cpu import _machine
+from chainer_cpu import _parallel
 
 _subtract = numpy.subtract
 _multiply = numpy.multiply
@@ -70,11 +71,17 @@ def adam(rule, param):
     decay = 1.0 - hp.eta * hp.weight_decay_rate if hp.weight_decay_rate != 0 else None
     size = p.size
     block = block_elements(p.itemsize)
-    scratch = numpy.empty(block, p.dtype)
-    for start in range(0, size, block):
+    starts = range(0, size, block)
+    _parallel.engage()
+    # Thread t of the team runs blocks t, t + w, ... (see _parallel.run), so
+    # each thread has its own row of scratch.
+    scratch = numpy.empty((max(1, _parallel.width()), block), p.dtype)
+
+    def update(k):
+        start = starts[k]
         stop = min(start + block, size)
         gb, mb, vb, pb = g[start:stop], m[start:stop], v[start:stop], p[start:stop]
-        t = scratch[: stop - start]
+        t = scratch[k % len(scratch), : stop - start]
         # The reference's operations, in its order (results equal to it).
         _subtract(gb, mb, out=t)
         t *= one_minus_beta1
@@ -90,3 +97,5 @@ def adam(rule, param):
         if decay is not None:
             pb *= decay
         pb -= t
+
+    _parallel.run(update, len(starts))
