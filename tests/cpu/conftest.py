@@ -80,3 +80,21 @@ def cpu_plugin():
     yield _plugin
     if added:
         plugins.unregister("cpu")
+
+
+@pytest.fixture
+def gemm_choice(monkeypatch):
+    """Makes chainer_cpu._gemm use ``"numpy"`` or ``"mkl"`` for the test.
+
+    ``gemm_choice(name)`` skips the test for ``"mkl"`` where the ``mkl``
+    extra is not installed (CI's test environment installs it).
+    """
+    from chainer_cpu import _gemm
+    from chainer_cpu import _mkl
+
+    def choose(name):
+        if name == "mkl" and _mkl.gemm_function("float32") is None:
+            pytest.skip(f"MKL is not usable: {_mkl.problem}")
+        monkeypatch.setitem(_gemm._state, "choice", name)
+
+    return choose

@@ -11,6 +11,7 @@ as well: rows ``(c, k_1, ..., k_d)``, columns ``(n, o_1, ..., o_d)``.
 import numpy
 
 from chainer.utils import conv
+from chainer_cpu import _gemm
 from chainer_cpu import _parallel
 
 
@@ -187,9 +188,9 @@ def grouped_matmul(a, b, groups=1, transa=False, transb=False, out=None):
         a = a.T if transa else a
         b = b.T if transb else b
         if out is None or half:
-            y = a @ b
+            y = _gemm.matmul(a, b)
         else:
-            return xp.matmul(a, b, out=out)
+            return _gemm.matmul(a, b, out=out)
     else:
         a3 = a.reshape(groups, a.shape[0] // groups, -1)
         b3 = b.reshape(groups, b.shape[0] // groups, -1)

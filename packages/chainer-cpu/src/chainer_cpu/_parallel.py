@@ -420,8 +420,15 @@ def describe():
 
     Returns:
         str: The team's width and OpenBLAS's idle spin, or why there is no
-        team.
+        team; then the GEMM of chainer-cpu's kernels
+        (:func:`chainer_cpu._gemm.describe`).
     """
+    from chainer_cpu import _gemm  # imports this module
+
+    return f"{_team_line()}; GEMM: {_gemm.describe()}"
+
+
+def _team_line():
     team = _state["team"]
     if team is None:
         if mode() == "off":
@@ -440,6 +447,16 @@ def width():
     """
     team = _state["team"]
     return 1 if team is None else max(1, team.blas.num_threads())
+
+
+def busy():
+    """Whether a :func:`run` is in progress (a new one would run on its caller).
+
+    Kernels that split work themselves ask this to leave items whole when
+    they are already one item of a run.
+    """
+    team = _state["team"]
+    return team is not None and team.lock.locked()
 
 
 def run(fn, count):

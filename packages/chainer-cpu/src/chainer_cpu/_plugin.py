@@ -40,6 +40,15 @@ _KERNEL_TABLE = (
         f"{_CONV}.deconvolution_2d:Deconvolution2DFunction",
         f"{_FAST}.functions.connection.deconvolution_nd:deconvolution",
     ),
+    (
+        f"{_CONV}.linear:LinearFunction",
+        f"{_FAST}.functions.connection.linear:linear",
+    ),
+    # chainer-core's matrix product (the linear function's backward).
+    (
+        "chainer.primitive_ops.basic_math:MatMul",
+        f"{_FAST}.primitive_ops.basic_math:matmul",
+    ),
     # pooling (chainer_cpu/functions/pooling/): rows added below this line.
     (
         "chainer.functions.pooling.max_pooling_nd:MaxPoolingND",

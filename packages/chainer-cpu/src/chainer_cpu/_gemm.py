@@ -1,0 +1,179 @@
+"""The matrix product of chainer-cpu's kernels: oneMKL on the CPU team, or NumPy.
+
+Where the ``mkl`` extra is installed (``pip install chainer-cpu[mkl]``, see
+:mod:`chainer_cpu._mkl`), :func:`matmul` runs float32 and float64 products
+through oneMKL's sequential ``cblas_?gemm``, split by rows or columns among
+the threads of chainer-cpu's team (:func:`chainer_cpu._parallel.run`).
+Elsewhere it is ``numpy.matmul``. On the 2-core Xeon (AVX-512) of
+``benchmarks/results.md``, single-threaded, MKL ran the skinny products of
+these workloads 1.3-2x faster than NumPy's OpenBLAS (SkylakeX kernels):
+``(20, 650) @ (650, 2600)`` of the LSTM LM 0.70 vs 1.36 ms on two threads,
+``(100, 784) @ (784, 1000)`` of the MLP step 0.95 vs 1.27 ms, the
+``(32, 288) @ (288, n)`` convolution products 2.2 vs 3.0 ms; square
+products of 1000 ran alike (``benchmarks/README.md``, "oneMKL").
+
+``CHAINER_CPU_GEMM``: ``auto`` (default) uses MKL where it is installed and
+usable, ``numpy`` never uses it, ``mkl`` requires it (the first product
+raises ``RuntimeError`` saying why it is not usable).
+"""
+
+import itertools
+import os
+
+import numpy
+
+from chainer_cpu import _mkl
+from chainer_cpu import _parallel
+
+_ENV = "CHAINER_CPU_GEMM"
+#: Products of fewer multiply-adds than this stay with ``numpy.matmul``:
+#: below it the ctypes call costs more than MKL saves.
+MKL_MIN = 1 << 15
+#: Products of at least this many multiply-adds (about 20 microseconds of
+#: one core's work) are split among the team's threads.
+SPLIT_MIN = 1 << 20
+#: Split points fall on multiples of this many rows or columns (one cache
+#: line of float32).
+_ALIGN = 16
+
+_state: dict = {"choice": None}
+
+
+def choice():
+    """``"mkl"`` or ``"numpy"``: what :func:`matmul` uses (decided once).
+
+    Raises:
+        RuntimeError: If ``CHAINER_CPU_GEMM=mkl`` and MKL is not usable.
+        ValueError: If ``CHAINER_CPU_GEMM`` holds another value.
+    """
+    chosen = _state["choice"]
+    if chosen is None:
+        chosen = _state["choice"] = _choose()
+    return chosen
+
+
+def _choose():
+    wanted = os.environ.get(_ENV, "auto").strip().lower() or "auto"
+    if wanted not in ("auto", "mkl", "numpy"):
+        raise ValueError(f"{_ENV} must be auto, mkl or numpy, not {wanted!r}")
+    if wanted == "numpy":
+        return "numpy"
+    if _mkl.gemm_function(numpy.float32) is not None:
+        return "mkl"
+    if wanted == "mkl":
+        raise RuntimeError(f"{_ENV}=mkl, but MKL is not usable: {_mkl.problem}")
+    return "numpy"
+
+
+def describe():
+    """One line naming the GEMM of chainer-cpu's kernels, for runtime info."""
+    try:
+        chosen = choice()
+    except (RuntimeError, ValueError) as e:
+        return f"error: {e}"
+    if chosen == "mkl":
+        return f"oneMKL {_mkl.version()} (sequential, on the CPU team)"
+    why = f"{_ENV}=numpy" if _mkl.problem is None else _mkl.problem
+    return f"NumPy's BLAS ({why})"
+
+
+def _operand(x):
+    # (x, transposed, leading dimension): x as a row-major matrix or the
+    # transpose of one, copied where its strides are neither.
+    rows, cols = x.shape
+    size = x.itemsize
+    s0, s1 = x.strides
+    if x.flags.aligned and rows > 1 and cols > 1:
+        if s1 == size and s0 % size == 0 and s0 >= cols * size:
+            return x, False, s0 // size
+        if s0 == size and s1 % size == 0 and s1 >= rows * size:
+            return x, True, s1 // size
+    x = numpy.ascontiguousarray(x)
+    return x, False, max(1, cols)
+
+
+def _bounds(size, parts):
+    # ``parts`` ranges covering range(size), split on _ALIGN multiples.
+    cuts = [0]
+    for p in range(1, parts):
+        cut = size * p // parts // _ALIGN * _ALIGN
+        if cut > cuts[-1]:
+            cuts.append(cut)
+    cuts.append(size)
+    return list(itertools.pairwise(cuts))
+
+
+def matmul(a, b, out=None):
+    """Returns ``a @ b`` for 2-d ``a`` and ``b``, through MKL where it applies.
+
+    Args:
+        a (numpy.ndarray): ``(m, k)`` matrix, any strides.
+        b (numpy.ndarray): ``(k, n)`` matrix with the dtype of ``a``.
+        out (numpy.ndarray or None): ``(m, n)`` array of that dtype to write
+            the product into.
+
+    Returns:
+        numpy.ndarray: The product (``out`` where given).
+    """
+    m, k = a.shape
+    n = b.shape[1]
+    work = m * n * k
+    gemm = None
+    if work >= MKL_MIN and a.dtype == b.dtype and choice() == "mkl":
+        gemm = _mkl.gemm_function(a.dtype)
+    if gemm is None or max(m, n, k) > _mkl.INT_MAX:
+        return numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
+    size = a.itemsize
+    target = out
+    if out is not None and not (
+        out.dtype == a.dtype
+        and out.strides[1] == size
+        and out.strides[0] % size == 0
+        and out.strides[0] >= n * size
+        and out.flags.aligned
+        and out.flags.writeable
+    ):
+        target = None
+    c = numpy.empty((m, n), a.dtype) if target is None else target
+    a, transa, lda = _operand(a)
+    b, transb, ldb = _operand(b)
+    ldc = max(1, c.strides[0] // size) if m > 1 else max(1, n)
+    if max(lda, ldb, ldc) > _mkl.INT_MAX:
+        return numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
+    pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
+    parts = 1
+    if work >= SPLIT_MIN and not _parallel.busy():
+        _parallel.engage()
+        parts = _parallel.width()
+    if parts <= 1:
+        gemm(transa, transb, m, n, k, pa, lda, pb, ldb, pc, ldc)
+    elif m >= n:
+        # Rows of C and of op(A).
+        step_a = size if transa else lda * size
+        ranges = _bounds(m, parts)
+
+        def rows(i):
+            r0, r1 = ranges[i]
+            gemm(
+                transa, transb, r1 - r0, n, k, pa + r0 * step_a, lda, pb, ldb,
+                pc + r0 * ldc * size, ldc,
+            )  # fmt: skip
+
+        _parallel.run(rows, len(ranges))
+    else:
+        # Columns of C and of op(B).
+        step_b = ldb * size if transb else size
+        ranges = _bounds(n, parts)
+
+        def columns(i):
+            c0, c1 = ranges[i]
+            gemm(
+                transa, transb, m, c1 - c0, k, pa, lda, pb + c0 * step_b, ldb,
+                pc + c0 * size, ldc,
+            )  # fmt: skip
+
+        _parallel.run(columns, len(ranges))
+    if out is not None and target is None:
+        out[...] = c
+        return out
+    return c

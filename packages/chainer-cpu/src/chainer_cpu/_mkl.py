@@ -1,0 +1,172 @@
+"""Intel oneMKL's GEMM, for chainer-cpu's ``mkl`` extra.
+
+``pip install chainer-cpu[mkl]`` installs the ``mkl`` wheel from PyPI, which
+ships oneMKL's single dynamic library ``libmkl_rt`` and no Python module.
+:func:`gemm_function` finds that library among the wheel's files, selects
+its sequential threading layer (the threads that run MKL's GEMMs are
+chainer-cpu's team, see :mod:`chainer_cpu._gemm`, so that no third thread
+pool competes with OpenBLAS's and the team's for the cores), checks its
+``cblas_?gemm`` against ``numpy.matmul`` once and returns a caller for it.
+Wherever any of that fails the result is None and :attr:`problem` says why.
+"""
+
+import ctypes
+import importlib.metadata
+import os
+import re
+
+import numpy
+
+from chainer.utils import install_hint
+
+_ROW_MAJOR = 101
+_NO_TRANS = 111
+_TRANS = 112
+_SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
+_LP64 = 0  # MKL_INTERFACE_LP64: 32-bit integers
+#: The largest dimension or leading dimension the LP64 interface takes.
+INT_MAX = 2**31 - 1
+
+_cache: dict = {}
+
+#: Why MKL is not in use (None while it is, or before the first look).
+problem = None
+
+
+def _library_paths():
+    # libmkl_rt among the files of the installed ``mkl`` distribution (the
+    # wheel puts it in the environment's lib folder, Library/bin on Windows).
+    try:
+        dist = importlib.metadata.distribution("mkl")
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    paths = []
+    for file in dist.files or ():
+        name = file.name.lower()
+        if name.startswith(("libmkl_rt.", "mkl_rt.")) and (
+            ".so" in name or name.endswith((".dll", ".dylib"))
+        ):
+            paths.append(os.path.normpath(str(dist.locate_file(file))))
+    return paths
+
+
+def library():
+    """Loads ``libmkl_rt`` with its sequential threading layer, or returns None.
+
+    Returns:
+        ctypes.CDLL or None: The library; None where the ``mkl`` wheel is not
+        installed, does not load, or was loaded before with another threading
+        layer (by another library in this process). :attr:`problem` then says
+        which.
+    """
+    if "library" not in _cache:
+        _cache["library"] = _load()
+    return _cache["library"]
+
+
+def _load():
+    global problem
+    paths = _library_paths()
+    if not paths:
+        problem = "the mkl package is not installed; install it with: " + (
+            install_hint.install_hint("chainer-cpu", "mkl")
+        )
+        return None
+    errors = []
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+            continue
+        lib.MKL_Set_Threading_Layer.argtypes = (ctypes.c_int,)
+        lib.MKL_Set_Threading_Layer.restype = ctypes.c_int
+        lib.MKL_Set_Interface_Layer.argtypes = (ctypes.c_int,)
+        lib.MKL_Set_Interface_Layer.restype = ctypes.c_int
+        layer = lib.MKL_Set_Threading_Layer(_SEQUENTIAL)
+        interface = lib.MKL_Set_Interface_Layer(_LP64)
+        if layer != _SEQUENTIAL or interface != _LP64:
+            # Layers are fixed at MKL's first call; another library chose.
+            problem = (
+                f"{path} was set up by another library (threading layer "
+                f"{layer}, interface {interface}); chainer-cpu needs the "
+                "sequential layer"
+            )
+            return None
+        problem = None
+        return lib
+    problem = "libmkl_rt does not load: " + "; ".join(errors)
+    return None
+
+
+def version():
+    """oneMKL's version (such as ``"2026.2"``), or None without a usable library."""
+    lib = library()
+    if lib is None:
+        return None
+    buf = ctypes.create_string_buffer(256)
+    lib.MKL_Get_Version_String.argtypes = (ctypes.c_char_p, ctypes.c_int)
+    lib.MKL_Get_Version_String.restype = None
+    lib.MKL_Get_Version_String(buf, len(buf))
+    text = buf.value.decode(errors="replace").strip()
+    # "Intel(R) oneAPI Math Kernel Library Version 2026.2-Product Build ..."
+    found = re.search(r"Version ([0-9][0-9.]*)", text)
+    return found.group(1) if found else text
+
+
+def gemm_function(dtype):
+    """Returns MKL's GEMM for ``dtype`` (float32 or float64), or None.
+
+    The caller is ``gemm(transa, transb, m, n, k, a, lda, b, ldb, c, ldc,
+    beta=0.0)`` with data pointers ``a``, ``b``, ``c`` (ints) of row-major
+    matrices of ``dtype`` and leading dimensions in elements:
+    ``C[m, n] = op(A) @ op(B) + beta * C``, where ``op`` transposes when its
+    flag is true. Every argument must fit the 32-bit interface
+    (:data:`INT_MAX`). It runs on the calling thread only.
+    """
+    dtype = numpy.dtype(dtype)
+    if dtype not in _cache:
+        _cache[dtype] = _find(dtype)
+    return _cache[dtype]
+
+
+def _find(dtype):
+    global problem
+    letter = {numpy.dtype(numpy.float32): "s", numpy.dtype(numpy.float64): "d"}.get(
+        dtype
+    )
+    lib = library() if letter is not None else None
+    if lib is None:
+        return None
+    fn = getattr(lib, f"cblas_{letter}gemm")
+    real = ctypes.c_float if letter == "s" else ctypes.c_double
+    integer = ctypes.c_int
+    ptr = ctypes.c_void_p
+    fn.argtypes = (
+        integer, integer, integer, integer, integer, integer, real, ptr, integer,
+        ptr, integer, real, ptr, integer,
+    )  # fmt: skip
+    fn.restype = None
+    flags = (_NO_TRANS, _TRANS)
+
+    def gemm(transa, transb, m, n, k, a, lda, b, ldb, c, ldc, beta=0.0):
+        fn(
+            _ROW_MAJOR, flags[transa], flags[transb], m, n, k, 1.0, a, lda, b, ldb,
+            beta, c, ldc,
+        )  # fmt: skip
+
+    if not _verified(gemm, dtype):
+        problem = f"cblas_{letter}gemm of {lib._name} disagrees with numpy.matmul"
+        return None
+    return gemm
+
+
+def _verified(gemm, dtype):
+    # Both transposes and an accumulation, against numpy.matmul.
+    rng = numpy.random.RandomState(0)
+    a = rng.standard_normal((4, 3)).astype(dtype)
+    b = rng.standard_normal((5, 4)).astype(dtype)
+    c = rng.standard_normal((3, 5)).astype(dtype)
+    expected = a.T @ b.T + c
+    gemm(True, True, 3, 5, 4, a.ctypes.data, 3, b.ctypes.data, 4, c.ctypes.data, 5, 1.0)
+    return bool(numpy.allclose(c, expected, rtol=1e-4, atol=1e-4))

@@ -1,0 +1,1 @@
+"""Fast paths of chainer-core's ``chainer.primitive_ops``."""

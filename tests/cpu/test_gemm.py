@@ -1,0 +1,255 @@
+"""chainer-cpu's GEMM: oneMKL split over the CPU team, or numpy.matmul."""
+
+import importlib.metadata
+import itertools
+
+import numpy
+import pytest
+
+import chainer
+import chainer.functions as F
+from chainer import plugins
+from chainer.functions.connection import linear as catalogue_linear
+from chainer.primitive_ops import basic_math
+from chainer_cpu import _gemm
+from chainer_cpu import _mkl
+from chainer_cpu import _parallel
+from chainer_cpu.functions.connection import linear as cpu_linear
+from chainer_cpu.primitive_ops import basic_math as cpu_basic_math
+
+CHOICES = ["numpy", "mkl"]
+
+
+def _operand(rng, shape, layout, dtype):
+    # A (rows, cols) matrix stored C-order ("c"), as the transpose of a
+    # C-order matrix ("t"), or with a column stride of 2 ("strided").
+    rows, cols = shape
+    if layout == "c":
+        return rng.standard_normal(shape).astype(dtype)
+    if layout == "t":
+        return rng.standard_normal((cols, rows)).astype(dtype).T
+    return rng.standard_normal((rows, 2 * cols)).astype(dtype)[:, ::2]
+
+
+def _tolerance(dtype, k):
+    return {"rtol": 1e-4, "atol": 1e-4 * k} if dtype == numpy.float32 else {}
+
+
+@pytest.mark.parametrize("choice", CHOICES)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize("a_layout", ["c", "t", "strided"])
+@pytest.mark.parametrize("b_layout", ["c", "t", "strided"])
+@pytest.mark.parametrize(
+    "shape",
+    [(3, 4, 5), (40, 300, 100), (300, 200, 40), (50, 100, 333)],
+    ids=["tiny", "rows", "tall", "columns"],
+)
+def test_matmul_equals_numpy(
+    choice, threads, dtype, a_layout, b_layout, shape, gemm_choice, cpu_team
+):
+    gemm_choice(choice)
+    cpu_team(threads)
+    m, k, n = shape
+    rng = numpy.random.RandomState(0)
+    a = _operand(rng, (m, k), a_layout, dtype)
+    b = _operand(rng, (k, n), b_layout, dtype)
+    y = _gemm.matmul(a, b)
+    assert y.shape == (m, n)
+    assert y.dtype == dtype
+    numpy.testing.assert_allclose(y, a @ b, **_tolerance(dtype, k))
+
+
+@pytest.mark.parametrize("choice", CHOICES)
+@pytest.mark.parametrize("out_kind", ["c", "column_slice", "fortran"])
+def test_matmul_writes_out(choice, out_kind, gemm_choice, cpu_team):
+    gemm_choice(choice)
+    cpu_team(2)
+    rng = numpy.random.RandomState(1)
+    a = rng.standard_normal((64, 300)).astype(numpy.float32)
+    b = rng.standard_normal((300, 200)).astype(numpy.float32)
+    if out_kind == "c":
+        buffer = numpy.full((64, 200), numpy.nan, numpy.float32)
+        out = buffer
+    elif out_kind == "column_slice":
+        buffer = numpy.full((64, 260), numpy.nan, numpy.float32)
+        out = buffer[:, 30:230]
+    else:
+        buffer = numpy.full((64, 200), numpy.nan, numpy.float32, order="F")
+        out = buffer
+    y = _gemm.matmul(a, b, out=out)
+    assert y is out
+    numpy.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-2)
+    if out_kind == "column_slice":
+        # Columns outside the slice are untouched.
+        assert numpy.isnan(buffer[:, :30]).all()
+        assert numpy.isnan(buffer[:, 230:]).all()
+
+
+def test_mixed_dtypes_take_numpy(gemm_choice):
+    gemm_choice("numpy")
+    a = numpy.ones((40, 50), numpy.float32)
+    b = numpy.ones((50, 60), numpy.float64)
+    y = _gemm.matmul(a, b)
+    assert y.dtype == numpy.float64
+    numpy.testing.assert_array_equal(y, numpy.full((40, 60), 50.0))
+
+
+def test_bounds_cover_the_range_on_aligned_cuts():
+    assert _gemm._bounds(100, 2) == [(0, 48), (48, 100)]
+    assert _gemm._bounds(40, 3) == [(0, 16), (16, 40)]
+    assert _gemm._bounds(10, 4) == [(0, 10)]
+    for size, parts in [(1000, 3), (333, 2), (17, 5)]:
+        ranges = _gemm._bounds(size, parts)
+        assert ranges[0][0] == 0
+        assert ranges[-1][1] == size
+        for (_, stop), (start, _) in itertools.pairwise(ranges):
+            assert stop == start
+            assert start % 16 == 0
+
+
+def test_products_split_among_the_team_but_not_inside_an_item(
+    gemm_choice, cpu_team, monkeypatch
+):
+    gemm_choice("mkl")
+    cpu_team(2)
+    calls = []
+    real_run = _parallel.run
+
+    def spy(fn, count):
+        calls.append((count, _parallel.busy()))
+        return real_run(fn, count)
+
+    monkeypatch.setattr(_parallel, "run", spy)
+    a = numpy.ones((200, 200), numpy.float32)
+    b = numpy.ones((200, 200), numpy.float32)
+    y = _gemm.matmul(a, b)
+    assert calls == [(2, False)]
+    numpy.testing.assert_array_equal(y, numpy.full((200, 200), 200.0))
+    calls.clear()
+    results = real_run(lambda i: _gemm.matmul(a, b), 2)
+    assert calls == []  # items of a run are not split again
+    for r in results:
+        numpy.testing.assert_array_equal(r, numpy.full((200, 200), 200.0))
+
+
+def test_choice_from_the_environment(monkeypatch):
+    monkeypatch.setitem(_gemm._state, "choice", None)
+    monkeypatch.setenv("CHAINER_CPU_GEMM", "numpy")
+    assert _gemm.choice() == "numpy"
+    assert "CHAINER_CPU_GEMM=numpy" in _gemm.describe()
+    monkeypatch.setitem(_gemm._state, "choice", None)
+    monkeypatch.setenv("CHAINER_CPU_GEMM", "atlas")
+    with pytest.raises(ValueError, match="auto, mkl or numpy, not 'atlas'"):
+        _gemm.choice()
+
+
+def test_required_mkl_that_is_missing_raises(monkeypatch):
+    monkeypatch.setitem(_gemm._state, "choice", None)
+    monkeypatch.setenv("CHAINER_CPU_GEMM", "mkl")
+    monkeypatch.setattr(_mkl, "gemm_function", lambda dtype: None)
+    monkeypatch.setattr(_mkl, "problem", "the mkl package is not installed")
+    with pytest.raises(RuntimeError, match="CHAINER_CPU_GEMM=mkl.*not installed"):
+        _gemm.choice()
+    monkeypatch.setitem(_gemm._state, "choice", None)
+    monkeypatch.setenv("CHAINER_CPU_GEMM", "auto")
+    assert _gemm.choice() == "numpy"
+    assert "not installed" in _gemm.describe()
+
+
+def test_mkl_without_the_wheel_names_the_extra(monkeypatch):
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    monkeypatch.setattr(_mkl, "_cache", {})
+    monkeypatch.setattr(_mkl, "problem", None)
+    assert _mkl.gemm_function(numpy.float32) is None
+    assert "pip install 'chainer-cpu[mkl]'" in _mkl.problem
+
+
+def test_mkl_gemm_transposes_and_accumulates(gemm_choice):
+    gemm_choice("mkl")
+    gemm = _mkl.gemm_function(numpy.float64)
+    rng = numpy.random.RandomState(2)
+    a = rng.standard_normal((6, 4))  # op(A) = A.T, (4, 6)
+    b = rng.standard_normal((6, 5))
+    c = rng.standard_normal((4, 5))
+    expected = a.T @ b + 2 * c
+    c2 = 2 * c
+    pointers = (a.ctypes.data, b.ctypes.data, c2.ctypes.data)
+    gemm(True, False, 4, 5, 6, pointers[0], 4, pointers[1], 5, pointers[2], 5, 1.0)
+    numpy.testing.assert_allclose(c2, expected)
+    assert _mkl.version()[0].isdigit()
+    assert "oneMKL" in _gemm.describe()
+    assert _mkl.gemm_function(numpy.float16) is None
+
+
+def test_kernels_registered(cpu_plugin):
+    kernel = plugins.get_kernel(catalogue_linear.LinearFunction, "numpy")
+    assert kernel is cpu_linear.linear
+    kernel = plugins.get_kernel(basic_math.MatMul, "numpy")
+    assert kernel is cpu_basic_math.matmul
+
+
+@pytest.mark.parametrize("choice", CHOICES)
+@pytest.mark.parametrize(
+    ("x_dtype", "w_dtype"),
+    [
+        (numpy.float32, numpy.float32),
+        (numpy.float64, numpy.float64),
+        (numpy.float16, numpy.float16),
+        (numpy.float32, numpy.float64),
+    ],
+)
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_linear_kernel_matches_the_reference(
+    choice, x_dtype, w_dtype, with_bias, gemm_choice, cpu_plugin, cpu_team
+):
+    gemm_choice(choice)
+    cpu_team(2)
+    rng = numpy.random.RandomState(3)
+    x = rng.uniform(-1, 1, (70, 120)).astype(x_dtype)
+    W = rng.uniform(-1, 1, (90, 120)).astype(w_dtype)
+    b = rng.uniform(-1, 1, 90).astype(x_dtype) if with_bias else None
+    xv, Wv = chainer.Variable(x), chainer.Variable(W)
+    y = F.linear(xv, Wv, b)
+    # The reference: half precision multiplied in float32 at least.
+    acc = numpy.promote_types(numpy.promote_types(x_dtype, w_dtype), numpy.float32)
+    expected = (x.astype(acc) @ W.astype(acc).T).astype(x_dtype)
+    if with_bias:
+        expected += b
+    assert y.dtype == x_dtype
+    tol = {"rtol": 1e-5, "atol": 1e-4}
+    if x_dtype == numpy.float16:
+        tol = {"rtol": 1e-2, "atol": 1e-2}
+    numpy.testing.assert_allclose(y.array, expected, **tol)
+    # The backward pass runs MatMul's kernel.
+    gy = rng.uniform(-1, 1, y.shape).astype(x_dtype)
+    y.grad = gy
+    y.backward()
+    numpy.testing.assert_allclose(
+        xv.grad, (gy.astype(acc) @ W.astype(acc)).astype(x_dtype), **tol
+    )
+    numpy.testing.assert_allclose(
+        Wv.grad, (gy.astype(acc).T @ x.astype(acc)).astype(w_dtype), **tol
+    )
+
+
+@pytest.mark.parametrize("choice", CHOICES)
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"),
+    [
+        ((60, 70), (70, 80)),
+        ((3, 20, 30), (30, 40)),
+        ((50,), (50, 60)),
+        ((40, 50), (50,)),
+    ],
+)
+def test_matmul_kernel_matches_numpy(choice, a_shape, b_shape, gemm_choice, cpu_plugin):
+    gemm_choice(choice)
+    rng = numpy.random.RandomState(4)
+    a = rng.standard_normal(a_shape).astype(numpy.float32)
+    b = rng.standard_normal(b_shape).astype(numpy.float32)
+    y = basic_math.matmul(a, b)
+    numpy.testing.assert_allclose(y.array, numpy.matmul(a, b), rtol=1e-5, atol=1e-5)
