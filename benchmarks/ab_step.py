@@ -1,8 +1,9 @@
-"""In-process A/B of a convnet train step under two settings of module attributes.
+"""In-process A/B of a workload's step under two settings of module attributes.
 
 On a noisy machine, two separate runs of a step cannot tell a 5 % change from
-the drift between them. This script builds one model (the ``lenet`` or
-``vgg`` workload of ``workloads/convnet_step.py``) and, round by round,
+the drift between them. This script builds one model (``lenet`` or ``vgg``
+of ``workloads/convnet_step.py``, ``mlp`` of ``mlp_step.py``, ``inference``
+of ``mlp_inference.py``, ``lstm`` of ``lstm_lm_step.py``) and, round by round,
 times steps under setting A and setting B alternately (the order reversed
 every other round), so that both see the same machine. A setting is a list
 of ``module:attribute=value`` assignments (the value a Python literal),
@@ -60,34 +61,83 @@ def apply(setting):
         setattr(module, attr, value)
 
 
+def make_step(arch):
+    """One train step (or inference pass) of a ``benchmarks/`` workload."""
+    import chainer
+    import chainer.functions as F
+
+    if arch in ("lenet", "vgg"):
+        import convnet_step
+
+        model = convnet_step.build_model(arch, convnet_step.make_weights(arch))
+        optimizer = chainer.optimizers.SGD(lr=0.01)
+        optimizer.setup(model)
+        x, t = convnet_step.make_batches(arch)[0]
+
+        def loss():
+            return F.softmax_cross_entropy(model(x), t)
+
+    elif arch == "mlp":
+        import mlp_step
+
+        model = mlp_step.build_model(mlp_step.make_weights(mlp_step.SIZES))
+        optimizer = chainer.optimizers.Adam()
+        optimizer.setup(model)
+        x, t = mlp_step.make_batches(mlp_step.SIZES, mlp_step.BATCH, 1)[0]
+
+        def loss():
+            return mlp_step.softmax_cross_entropy(model(x), t)
+
+    elif arch == "inference":
+        import mlp_inference
+        import mlp_step
+
+        model = mlp_inference.build_model(mlp_step.make_weights(mlp_step.SIZES))
+        x = mlp_inference.make_inputs()[0]
+
+        def infer():
+            with chainer.using_config("train", False), chainer.no_backprop_mode():
+                model(x)
+
+        return infer
+    else:
+        import lstm_lm_step
+
+        words, offsets = lstm_lm_step.make_corpus()
+        model = lstm_lm_step.build_model(lstm_lm_step.make_weights())
+        optimizer = chainer.optimizers.SGD(lr=1.0)
+        optimizer.setup(model)
+        data = lstm_lm_step.batches(words, offsets, 0)
+
+        def loss():
+            total = 0
+            for x, t in data:
+                total += F.softmax_cross_entropy(model(x), t)
+            return total
+
+    def step():
+        value = loss()
+        model.cleargrads()
+        value.backward()
+        value.unchain_backward()
+        optimizer.update()
+
+    return step
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("arch", choices=["lenet", "vgg"])
+    parser.add_argument("arch", choices=["lenet", "vgg", "mlp", "inference", "lstm"])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--steps", type=int, default=2, help="timed steps per turn")
     parser.add_argument("--a", nargs="*", type=parse_assignment, default=[])
     parser.add_argument("--b", nargs="*", type=parse_assignment, default=[])
     args = parser.parse_args(argv)
 
-    import convnet_step
-
-    import chainer
-    import chainer.functions as F
-
     original = [
         (module, attr, getattr(module, attr)) for module, attr, _ in args.a + args.b
     ]
-    model = convnet_step.build_model(args.arch, convnet_step.make_weights(args.arch))
-    optimizer = chainer.optimizers.SGD(lr=0.01)
-    optimizer.setup(model)
-    x, t = convnet_step.make_batches(args.arch)[0]
-
-    def step():
-        loss = F.softmax_cross_entropy(model(x), t)
-        model.cleargrads()
-        loss.backward()
-        optimizer.update()
-
+    step = make_step(args.arch)
     settings = {"A": args.a, "B": args.b}
     times = {name: [] for name in settings}
     wins = dict.fromkeys(settings, 0)

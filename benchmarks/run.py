@@ -197,6 +197,9 @@ except Exception:
 try:
     from chainer_cpu import _blas
     info["blas_line"] = _blas.describe()
+    from chainer_cpu import _gemm
+    info["gemm"] = _gemm.choice()
+    info["gemm_line"] = _gemm.describe()
 except Exception:
     pass
 try:
@@ -245,11 +248,14 @@ def _raise_priority():
         pass
 
 
-def run_python(python, args, timeout):
-    """Runs ``python args`` in its own session at raised priority."""
+def run_python(python, args, timeout, env=None):
+    """Runs ``python args`` in its own session at raised priority.
+
+    ``env`` holds variables set on top of :func:`bench_env`'s.
+    """
     return subprocess.run(
         [python, *args],
-        env=bench_env(),
+        env={**bench_env(), **(env or {})},
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -258,9 +264,17 @@ def run_python(python, args, timeout):
     )
 
 
+# The sides that run this project: this interpreter (with whatever GEMM
+# chainer-cpu chose), the same with NumPy's BLAS where that was oneMKL, and
+# .bench/ours (NumPy 1.26).
+OURS_SIDES = ("ours", "ours-openblas", "ours-np126")
+# Set for the "ours-openblas" side: chainer-cpu's GEMM is numpy.matmul.
+NUMPY_GEMM = {"CHAINER_CPU_GEMM": "numpy"}
+
+
 def find_sides():
-    """Maps side name to (python, kind); reports the missing anchors."""
-    sides = {"ours": (sys.executable, "chainer")}
+    """Maps side name to (python, kind, env); reports the missing anchors."""
+    sides = {"ours": (sys.executable, "chainer", {})}
     missing = []
     for name, folder, kind in (
         ("ours-np126", "ours", "chainer"),
@@ -269,24 +283,24 @@ def find_sides():
     ):
         python = os.path.join(BENCH, folder, "bin", "python")
         if os.path.exists(python):
-            sides[name] = (python, kind)
+            sides[name] = (python, kind, {})
         else:
             missing.append(name)
     return sides, missing
 
 
-def probe(python):
-    out = run_python(python, ["-c", _PROBE], timeout=120)
+def probe(python, env=None):
+    out = run_python(python, ["-c", _PROBE], timeout=120, env=env)
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1:]}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_workload(python, script, args, timeout):
+def run_workload(python, script, args, timeout, env=None):
     """Runs one workload script and returns its JSON record or an error dict."""
     path = os.path.join(WORKLOADS_DIR, script)
     try:
-        out = run_python(python, [path, *args], timeout)
+        out = run_python(python, [path, *args], timeout, env)
     except subprocess.TimeoutExpired:
         return {"error": "timed out after %d s" % timeout}
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
@@ -299,6 +313,10 @@ def run_workload(python, script, args, timeout):
 def side_label(name, info):
     numpy_version = info.get("numpy", "?")
     if name.startswith("ours"):
+        if name == "ours-openblas":
+            return "ours (NumPy %s, its BLAS)" % numpy_version
+        if info.get("gemm") == "mkl":
+            return "ours (NumPy %s, oneMKL)" % numpy_version
         return "ours (NumPy %s)" % numpy_version
     if name == "chainer7":
         return "Chainer %s (NumPy %s)" % (info.get("chainer"), numpy_version)
@@ -345,7 +363,7 @@ def per_round(records, side, workload, key):
 
 
 def build_table(records, sides, infos, labels, workloads):
-    ours_sides = [s for s in ("ours", "ours-np126") if s in sides]
+    ours_sides = [s for s in OURS_SIDES if s in sides]
     other = [s for s in ("chainer7", "torch") if s in sides]
     header = ["workload"] + [labels[s] for s in ours_sides + other]
     if "chainer7" in sides:
@@ -446,7 +464,7 @@ def torch_ratios(records, sides, labels, workloads):
         label, key, _ = ROWS[workload][0]
         anchor = per_round(records, "torch", workload, key)
         parts = []
-        for side in ("ours", "ours-np126"):
+        for side in OURS_SIDES:
             if side in sides:
                 ratios = _ratios(per_round(records, side, workload, key), anchor)
                 if ratios:
@@ -480,6 +498,8 @@ def blas_lines(infos, labels):
         )
         if info.get("blas_line"):
             desc += "; " + info["blas_line"]
+        if info.get("gemm_line"):
+            desc += "; chainer-cpu's GEMM: " + info["gemm_line"]
         lines.append(
             "- %s: `%s` — %s" % (labels[side], info.get("python_path", "?"), desc)
         )
@@ -621,8 +641,8 @@ def main(argv=None):
             file=sys.stderr,
         )
     infos = {}
-    for side, (python, _) in list(sides.items()):
-        info = probe(python)
+    for side, (python, _, env) in list(sides.items()):
+        info = probe(python, env)
         info["python_path"] = (
             os.path.relpath(python, ROOT) if python.startswith(ROOT) else python
         )
@@ -633,6 +653,17 @@ def main(argv=None):
         infos[side] = info
     if infos.get("ours", {}).get("chainer") == "7.8.1":
         sys.exit("run.py must run under this project's interpreter, not Chainer 7's")
+    if infos.get("ours", {}).get("gemm") == "mkl":
+        # The optional oneMKL GEMM is in use: also measure without it.
+        sides = {
+            "ours": sides["ours"],
+            "ours-openblas": (sys.executable, "chainer", NUMPY_GEMM),
+            **{k: v for k, v in sides.items() if k != "ours"},
+        }
+        infos["ours-openblas"] = {
+            **probe(sys.executable, NUMPY_GEMM),
+            "python_path": infos["ours"]["python_path"],
+        }
     labels = {side: side_label(side, infos[side]) for side in sides}
     load_before = os.getloadavg()
 
@@ -644,11 +675,15 @@ def main(argv=None):
             scripts, normal, quick = WORKLOADS[workload]
             seq = order if rnd % 2 == 0 else order[::-1]
             for side in seq:
-                python, kind = sides[side]
+                python, kind, env = sides[side]
                 if kind not in scripts:
                     continue
                 rec = run_workload(
-                    python, scripts[kind], quick if args.quick else normal, args.timeout
+                    python,
+                    scripts[kind],
+                    quick if args.quick else normal,
+                    args.timeout,
+                    env,
                 )
                 results[(side, workload)] = rec
         records.append(results)
