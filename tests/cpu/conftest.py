@@ -98,3 +98,20 @@ def gemm_choice(monkeypatch):
         monkeypatch.setitem(_gemm._state, "choice", name)
 
     return choose
+
+
+@pytest.fixture
+def conv_choice(monkeypatch):
+    """Makes float32 convolutions run on ``"onednn"`` or ``"numpy"`` for the test.
+
+    ``conv_choice(name)`` skips the test for ``"onednn"`` where the ``onednn``
+    extra is not usable here (CI's test environment installs it).
+    """
+    from chainer_cpu import _onednn
+
+    def choose(name):
+        if name == "onednn" and _onednn.library() is None:
+            pytest.skip(f"oneDNN is not usable: {_onednn.problem}")
+        monkeypatch.setitem(_onednn._state, "choice", name)
+
+    return choose

@@ -421,11 +421,16 @@ def describe():
     Returns:
         str: The team's width and OpenBLAS's idle spin, or why there is no
         team; then the GEMM of chainer-cpu's kernels
-        (:func:`chainer_cpu._gemm.describe`).
+        (:func:`chainer_cpu._gemm.describe`) and the engine of float32
+        convolutions (:func:`chainer_cpu._onednn.describe`).
     """
-    from chainer_cpu import _gemm  # imports this module
+    from chainer_cpu import _gemm  # these import this module
+    from chainer_cpu import _onednn
 
-    return f"{_team_line()}; GEMM: {_gemm.describe()}"
+    return (
+        f"{_team_line()}; GEMM: {_gemm.describe()}; "
+        f"float32 convolutions: {_onednn.describe()}"
+    )
 
 
 def _team_line():

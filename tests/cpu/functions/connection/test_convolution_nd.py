@@ -19,6 +19,13 @@ from chainer_cpu.functions.connection import convolution_nd as cpu_conv
 from chainer_cpu.functions.connection import deconvolution_nd as cpu_deconv
 
 
+@pytest.fixture(autouse=True)
+def _own_engine(conv_choice):
+    # These tests are about chainer-cpu's own engine: float32 convolutions
+    # take it even where oneDNN is installed (test_onednn.py tests that).
+    conv_choice("numpy")
+
+
 def _matrix_reference(x, ksize, stride, pad, cover_all, dilate):
     # (c * K, n * prod(out)) from the window view.
     view = conv.im2col_nd(x, ksize, stride, pad, cover_all, dilate)

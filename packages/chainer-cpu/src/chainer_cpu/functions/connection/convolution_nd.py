@@ -18,6 +18,7 @@ from chainer import configuration
 from chainer.utils import conv
 from chainer_cpu import _blas
 from chainer_cpu import _layout
+from chainer_cpu import _onednn
 from chainer_cpu import _parallel
 
 # NumPy inputs that are not batch-innermost take the batch-innermost path
@@ -366,6 +367,10 @@ def convolution(node, inputs):
     if W.dtype != x.dtype:
         W = W.astype(x.dtype)
     b = inputs[2] if len(inputs) == 3 else None
+    y = _onednn_forward(node, x, W, b)
+    if y is not None:
+        node.patches = None
+        return (y,)
     y, node.patches = convolution_forward(
         x, W, b, node.stride, node.pad, node.cover_all, node.dilate, node.groups,
         keep_col=configuration.config.enable_backprop,
@@ -384,8 +389,47 @@ def convolution_grad_weight(node, inputs):
     cols, node.patches = node.patches, None
     if gy.dtype != x.dtype:
         gy = gy.astype(x.dtype)
+    if cols is None and x.dtype == numpy.float32:
+        ksize = node.W_shape[2:]
+        dilate = _dilation(node.dilate, len(ksize))
+        out_size, pad_hi = _layout.output_geometry(
+            x, ksize, node.stride, node.pad, node.cover_all, dilate
+        )
+        if gy.shape[2:] == out_size and _onednn.applies(x, pad_hi):
+            try:
+                gW = _onednn.backward_weights(
+                    x, gy, tuple(node.W_shape), node.stride, node.pad, pad_hi,
+                    dilate, node.groups,
+                )  # fmt: skip
+                return (gW.astype(node.W_dtype, copy=False),)
+            except _onednn.Unsupported:
+                pass
     gW = convolution_grad_weight_array(
         x, gy, node.W_shape[2:], node.stride, node.pad, node.cover_all,
         node.dilate, node.groups, cols,
     )  # fmt: skip
     return (gW.reshape(node.W_shape).astype(node.W_dtype, copy=False),)
+
+
+def _dilation(dilate, nd):
+    return (1,) * nd if dilate is None else tuple(dilate)
+
+
+def _onednn_forward(node, x, W, b):
+    # The convolution on oneDNN (see chainer_cpu._onednn), or None where it
+    # does not apply.
+    if x.dtype != numpy.float32 or not 3 <= x.ndim <= 5 or W.size == 0:
+        return None
+    ksize = W.shape[2:]
+    dilate = _dilation(node.dilate, len(ksize))
+    _, pad_hi = _layout.output_geometry(
+        x, ksize, node.stride, node.pad, node.cover_all, dilate
+    )
+    if not _onednn.applies(x, pad_hi):
+        return None
+    try:
+        return _onednn.forward(
+            x, W, b, node.stride, node.pad, pad_hi, dilate, node.groups
+        )
+    except _onednn.Unsupported:
+        return None

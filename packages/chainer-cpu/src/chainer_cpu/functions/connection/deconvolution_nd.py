@@ -15,6 +15,7 @@ import numpy
 
 from chainer.utils import conv
 from chainer_cpu import _layout
+from chainer_cpu import _onednn
 from chainer_cpu.functions.connection import convolution_nd
 
 
@@ -31,6 +32,9 @@ def deconvolution(node, inputs):
     ksize = W.shape[2:]
     out_size = node.set_output_geometry(x.shape[2:], ksize)
     b = inputs[2] if len(inputs) == 3 else None
+    y = _onednn_deconvolution(x, W, b, node, out_size)
+    if y is not None:
+        return (y,)
     if (
         W.shape[0] <= W.shape[1] * node.groups
         and all(s == 1 for s in node.stride)
@@ -45,6 +49,35 @@ def deconvolution(node, inputs):
         x, W, b, node.stride, node.pad, out_size, node.dilate, node.groups
     )
     return (y,)
+
+
+def _onednn_deconvolution(x, W, b, node, out_size):
+    # The transposed convolution as oneDNN's backward-data convolution (see
+    # chainer_cpu._onednn), or None where that does not apply: the
+    # convolution from the output back to ``x`` has padding ``pad`` before
+    # and ``pad_hi`` after each axis.
+    if x.dtype != numpy.float32 or not 3 <= x.ndim <= 5 or W.size == 0:
+        return None
+    ksize = W.shape[2:]
+    pad_hi = tuple(
+        (i - 1) * s + d * (k - 1) + 1 - o - p
+        for i, o, k, s, p, d in zip(
+            x.shape[2:], out_size, ksize, node.stride, node.pad, node.dilate,
+            strict=True,
+        )
+    )  # fmt: skip
+    if not _onednn.applies(x, pad_hi):
+        return None
+    shape = (x.shape[0], W.shape[1] * node.groups, *out_size)
+    try:
+        y = _onednn.backward_data(
+            x, W, shape, node.stride, node.pad, pad_hi, node.dilate, node.groups
+        )
+    except _onednn.Unsupported:
+        return None
+    if b is not None:
+        y += b.reshape((-1,) + (1,) * len(out_size))
+    return y
 
 
 def _as_convolution(x, W, b, pad, dilate, groups):

@@ -1,0 +1,679 @@
+"""Intel oneDNN's convolutions, for chainer-cpu's ``onednn`` extra.
+
+``pip install chainer-cpu[onednn]`` installs oneDNN's CPU library
+(``libdnnl``, from the ``onednn-cpu-gomp`` wheel; the ``onednn`` and
+``onednn-cpu-iomp`` wheels are found too). oneDNN computes a convolution
+directly, on its own blocked memory formats, without the patch matrices of
+chainer-cpu's own engine: 2-2.5x faster for the VGG-style layers of
+``benchmarks/`` on the 2-core Xeon of ``benchmarks/results.md``, format
+conversions included.
+
+:func:`forward`, :func:`backward_data` and :func:`backward_weights` run
+float32 N-d convolutions (N = 1, 2, 3; strides, padding on both sides,
+dilation, groups) through oneDNN's C API with ctypes. NumPy arrays enter and
+leave in whatever strides they have: each call converts its operands to the
+formats the primitive chose and back (oneDNN's reorders), and keeps the
+primitives per shape, strides and parameters. oneDNN's OpenMP threads are
+set to the width of chainer-cpu's team before each call.
+
+``CHAINER_CPU_CONV``: ``auto`` (default) uses oneDNN where it is installed
+and usable, ``numpy`` never does (chainer-cpu's own engine), ``onednn``
+requires it (the first convolution raises ``RuntimeError`` saying why it is
+not usable). Wherever oneDNN is not used, :attr:`problem` says why.
+"""
+
+import ctypes
+import importlib.metadata
+import os
+import re
+import threading
+
+import numpy
+
+from chainer.utils import install_hint
+from chainer_cpu import _parallel
+
+_ENV = "CHAINER_CPU_CONV"
+_DISTRIBUTIONS = ("onednn-cpu-gomp", "onednn-cpu-iomp", "onednn")
+_LIBRARY_NAMES = r"libdnnl\.so\.3(\.\d+)*|dnnl\.dll|libdnnl\.3\.dylib"
+
+# oneDNN 3.x C API constants (oneapi/dnnl/dnnl_types.h, dnnl_common_types.h).
+_SUCCESS = 0
+_CPU = 1
+_IN_ORDER = 1
+_F32 = 3
+_FORMAT_ANY = 1
+_FORWARD_TRAINING = 64
+_CONVOLUTION_DIRECT = 1
+_ARG_SRC = 1
+_ARG_DST = 17
+_ARG_WEIGHTS = 33
+_ARG_BIAS = 41
+_ARG_DIFF_SRC = 129
+_ARG_DIFF_DST = 145
+_ARG_DIFF_WEIGHTS = 161
+_ARG_SCRATCHPAD = 80
+_QUERY_EXEC_ARG_MD = 255
+_QUERY_IMPL_INFO_STR = 8
+_SCRATCHPAD_USER = 1
+_MAX_NDIMS = 12
+#: Alignment of the buffers handed to oneDNN (one cache line).
+_ALIGN = 64
+
+_Dims = ctypes.c_int64 * _MAX_NDIMS
+_handle = ctypes.c_void_p
+
+_state: dict = {"choice": None, "library": None, "loaded": False}
+_plans: dict = {}
+_any_mds: dict = {}
+_lock = threading.Lock()
+
+#: Why oneDNN is not in use (None while it is, or before the first look).
+problem = None
+
+
+class Unsupported(Exception):
+    """oneDNN has no primitive for this convolution (the caller falls back)."""
+
+
+class _Arg(ctypes.Structure):
+    _fields_ = (("arg", ctypes.c_int), ("memory", _handle))
+
+
+def _library_paths():
+    paths = []
+    for name in _DISTRIBUTIONS:
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for file in dist.files or ():
+            lower = file.name.lower()
+            if re.fullmatch(_LIBRARY_NAMES, lower):
+                paths.append(os.path.normpath(str(dist.locate_file(file))))
+    # The versioned name first (libdnnl.so.3 before libdnnl.so.3.2: same file).
+    return sorted(set(paths), key=len)
+
+
+def _load():
+    global problem
+    paths = _library_paths()
+    if not paths:
+        problem = "oneDNN is not installed; install it with: " + (
+            install_hint.install_hint("chainer-cpu", "onednn")
+        )
+        return None
+    errors = []
+    for path in paths:
+        try:
+            lib = _open(path)
+            _declare(lib)
+            engine, stream = _handle(), _handle()
+            _check(lib.dnnl_engine_create(ctypes.byref(engine), _CPU, 0), "engine")
+            _check(
+                lib.dnnl_stream_create(ctypes.byref(stream), engine, _IN_ORDER),
+                "stream",
+            )
+        except (OSError, AttributeError, RuntimeError) as e:
+            errors.append(f"{path}: {e}")
+            continue
+        lib.chainer_engine = engine
+        lib.chainer_stream = stream
+        lib.chainer_threads = None
+        problem = None
+        return lib
+    problem = "oneDNN does not load: " + "; ".join(errors)
+    return None
+
+
+#: Variables by which the user sets how OpenMP's idle threads wait.
+_WAIT_VARS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")
+
+
+def _open(path):
+    # Loads the library with OpenMP's idle threads sleeping at once unless
+    # the user chose otherwise: spinning after each convolution, they took a
+    # core from the team's and OpenBLAS's threads in the batch
+    # normalization and ReLU kernels that follow (VGG-style step 187-212 ms
+    # against 160-162 ms passive, 2-core Xeon). The runtime reads the
+    # variable when it loads; the environment is put back afterwards.
+    if any(name in os.environ for name in _WAIT_VARS):
+        return ctypes.CDLL(path)
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        return ctypes.CDLL(path)
+    finally:
+        del os.environ["OMP_WAIT_POLICY"]
+
+
+def _declare(lib):
+    # Argument and result types of the functions used (all return a status).
+    h, p, i = _handle, ctypes.POINTER, ctypes.c_int
+    conv = (_Dims, _Dims, _Dims, _Dims)  # strides, dilates, padding_l, padding_r
+    signatures = {
+        "dnnl_engine_create": (p(h), i, ctypes.c_size_t),
+        "dnnl_stream_create": (p(h), h, ctypes.c_uint),
+        "dnnl_stream_wait": (h,),
+        "dnnl_memory_desc_create_with_strides": (p(h), i, _Dims, i, _Dims),
+        "dnnl_memory_desc_create_with_tag": (p(h), i, _Dims, i, i),
+        "dnnl_memory_desc_destroy": (h,),
+        "dnnl_memory_desc_clone": (p(h), h),
+        "dnnl_memory_create": (p(h), h, h, h),
+        "dnnl_memory_destroy": (h,),
+        "dnnl_primitive_attr_create": (p(h),),
+        "dnnl_primitive_attr_set_scratchpad_mode": (h, i),
+        "dnnl_primitive_desc_query": (h, i, i, h),
+        "dnnl_primitive_desc_destroy": (h,),
+        "dnnl_primitive_create": (p(h), h),
+        "dnnl_primitive_execute": (h, h, i, h),
+        "dnnl_reorder_primitive_desc_create": (p(h), h, h, h, h, h),
+        "dnnl_convolution_forward_primitive_desc_create": (
+            (p(h), h, i, i, h, h, h, h, *conv, h)
+        ),
+        "dnnl_convolution_backward_data_primitive_desc_create": (
+            (p(h), h, i, h, h, h, *conv, h, h)
+        ),
+        "dnnl_convolution_backward_weights_primitive_desc_create": (
+            (p(h), h, i, h, h, h, h, *conv, h, h)
+        ),
+    }
+    for name, argtypes in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes = argtypes
+        fn.restype = ctypes.c_int
+    for name in ("dnnl_primitive_desc_query_md",):
+        fn = getattr(lib, name)
+        fn.argtypes = (h, i, i)
+        fn.restype = h
+    lib.dnnl_memory_desc_get_size.argtypes = (h,)
+    lib.dnnl_memory_desc_get_size.restype = ctypes.c_size_t
+    lib.dnnl_memory_desc_equal.argtypes = (h, h)
+    lib.dnnl_memory_desc_equal.restype = ctypes.c_int
+    # oneDNN's OpenMP runtime (libgomp or libiomp5, loaded with it).
+    lib.omp_set_num_threads.argtypes = (ctypes.c_int,)
+    lib.omp_set_num_threads.restype = None
+
+
+def _check(status, what):
+    if status != _SUCCESS:
+        raise RuntimeError(f"oneDNN {what} failed with status {status}")
+
+
+def library():
+    """Loads oneDNN (once): the ``ctypes.CDLL``, or None (see :attr:`problem`)."""
+    if not _state["loaded"]:
+        _state["library"] = _load()
+        _state["loaded"] = True
+    return _state["library"]
+
+
+def choice():
+    """``"onednn"`` or ``"numpy"``: the engine of float32 convolutions.
+
+    Raises:
+        RuntimeError: If ``CHAINER_CPU_CONV=onednn`` and oneDNN is not usable.
+        ValueError: If ``CHAINER_CPU_CONV`` holds another value.
+    """
+    chosen = _state["choice"]
+    if chosen is None:
+        wanted = os.environ.get(_ENV, "auto").strip().lower() or "auto"
+        if wanted not in ("auto", "onednn", "numpy"):
+            raise ValueError(f"{_ENV} must be auto, onednn or numpy, not {wanted!r}")
+        chosen = "numpy"
+        if wanted != "numpy":
+            if library() is not None:
+                chosen = "onednn"
+            elif wanted == "onednn":
+                raise RuntimeError(
+                    f"{_ENV}=onednn, but oneDNN is not usable: {problem}"
+                )
+        _state["choice"] = chosen
+    return chosen
+
+
+class _Version(ctypes.Structure):
+    _fields_ = (
+        ("major", ctypes.c_int),
+        ("minor", ctypes.c_int),
+        ("patch", ctypes.c_int),
+        ("hash", ctypes.c_char_p),
+    )
+
+
+def version():
+    """oneDNN's version (such as ``"3.2.0"``), or None without a usable library."""
+    lib = library()
+    if lib is None:
+        return None
+    lib.dnnl_version.argtypes = ()
+    lib.dnnl_version.restype = ctypes.POINTER(_Version)
+    v = lib.dnnl_version().contents
+    return f"{v.major}.{v.minor}.{v.patch}"
+
+
+def describe():
+    """One line naming the engine of float32 convolutions, for runtime info."""
+    try:
+        chosen = choice()
+    except (RuntimeError, ValueError) as e:
+        return f"error: {e}"
+    if chosen == "onednn":
+        return f"oneDNN {version()}"
+    why = f"{_ENV}=numpy" if problem is None else problem
+    return f"chainer-cpu's GEMM engine ({why})"
+
+
+def _dims(values):
+    dims = _Dims()
+    for k, v in enumerate(values):
+        dims[k] = v
+    return dims
+
+
+def _user_md(lib, shape, strides):
+    md = _handle()
+    _check(
+        lib.dnnl_memory_desc_create_with_strides(
+            ctypes.byref(md), len(shape), _dims(shape), _F32, _dims(strides)
+        ),
+        "memory descriptor",
+    )
+    return md
+
+
+def _any_md(lib, shape):
+    # The descriptor of a float32 tensor of ``shape`` in any format the
+    # primitive likes; made once per shape and kept (primitive descriptors
+    # copy what they are given).
+    md = _any_mds.get(shape)
+    if md is None:
+        md = _handle()
+        _check(
+            lib.dnnl_memory_desc_create_with_tag(
+                ctypes.byref(md), len(shape), _dims(shape), _F32, _FORMAT_ANY
+            ),
+            "memory descriptor",
+        )
+        _any_mds[shape] = md
+    return md
+
+
+def _layout_of(a, shape=None):
+    # (shape, strides in elements) of a float32 array, as oneDNN reads it.
+    shape = a.shape if shape is None else shape
+    if shape != a.shape:
+        a = a.reshape(shape)
+    return tuple(shape), tuple(s // a.itemsize for s in a.strides)
+
+
+class _Plan:
+    # One primitive with the reorders between the user's strides and the
+    # formats it chose. ``args`` maps an execute argument to (user md,
+    # primitive md, reorder or None, direction 'in' or 'out').
+
+    def __init__(self, lib, pd, user_mds, outputs):
+        self.lib = lib
+        self.args = {}
+        prim = _handle()
+        _check(lib.dnnl_primitive_create(ctypes.byref(prim), pd), "primitive")
+        self.primitive = prim
+        for arg, user in user_mds.items():
+            own = _handle()
+            _check(
+                lib.dnnl_memory_desc_clone(
+                    ctypes.byref(own),
+                    lib.dnnl_primitive_desc_query_md(pd, _QUERY_EXEC_ARG_MD, arg),
+                ),
+                "memory descriptor",
+            )
+            reorder = None
+            if not lib.dnnl_memory_desc_equal(user, own):
+                src, dst = (own, user) if arg in outputs else (user, own)
+                reorder = _reorder(lib, src, dst)
+            self.args[arg] = (user, own, reorder, arg in outputs)
+        scratch = lib.dnnl_primitive_desc_query_md(
+            pd, _QUERY_EXEC_ARG_MD, _ARG_SCRATCHPAD
+        )
+        self.scratch_md = _handle()
+        self.scratch_bytes = 0
+        if scratch:
+            _check(
+                lib.dnnl_memory_desc_clone(ctypes.byref(self.scratch_md), scratch),
+                "memory descriptor",
+            )
+            self.scratch_bytes = lib.dnnl_memory_desc_get_size(self.scratch_md)
+        info = ctypes.c_char_p()
+        lib.dnnl_primitive_desc_query(
+            pd, _QUERY_IMPL_INFO_STR, 0, ctypes.cast(ctypes.byref(info), _handle)
+        )
+        self.implementation = (info.value or b"").decode(errors="replace")
+
+    def run(self, arrays):
+        """Executes the primitive on ``{arg: ndarray}`` (outputs written)."""
+        lib = self.lib
+        memories = []
+        keep = []
+
+        def memory(md, pointer):
+            mem = _handle()
+            status = lib.dnnl_memory_create(
+                ctypes.byref(mem), md, lib.chainer_engine, pointer
+            )
+            _check(status, "memory")
+            memories.append(mem)
+            return mem
+
+        def buffer(md):
+            size = lib.dnnl_memory_desc_get_size(md)
+            raw = numpy.empty(size + _ALIGN, numpy.uint8)
+            keep.append(raw)
+            return raw.ctypes.data + (-raw.ctypes.data) % _ALIGN
+
+        stream = lib.chainer_stream
+        try:
+            args = []
+            after = []
+            for arg, (user, own, reorder, output) in self.args.items():
+                user_mem = memory(user, arrays[arg].ctypes.data)
+                if reorder is None:
+                    args.append((arg, user_mem))
+                    continue
+                own_mem = memory(own, buffer(own))
+                args.append((arg, own_mem))
+                if output:
+                    after.append((reorder, own_mem, user_mem))
+                else:
+                    _execute(lib, reorder, ((_ARG_SRC, user_mem), (_ARG_DST, own_mem)))
+            if self.scratch_bytes:
+                scratch = memory(self.scratch_md, buffer(self.scratch_md))
+                args.append((_ARG_SCRATCHPAD, scratch))
+            _execute(lib, self.primitive, args)
+            for reorder, own_mem, user_mem in after:
+                _execute(lib, reorder, ((_ARG_SRC, own_mem), (_ARG_DST, user_mem)))
+            _check(lib.dnnl_stream_wait(stream), "stream wait")
+        finally:
+            for mem in memories:
+                lib.dnnl_memory_destroy(mem)
+
+
+def _execute(lib, primitive, args):
+    packed = (_Arg * len(args))(*(_Arg(a, m) for a, m in args))
+    _check(
+        lib.dnnl_primitive_execute(
+            primitive, lib.chainer_stream, len(args), ctypes.cast(packed, _handle)
+        ),
+        "execute",
+    )
+
+
+def _reorder(lib, src, dst):
+    pd = _handle()
+    _check(
+        lib.dnnl_reorder_primitive_desc_create(
+            ctypes.byref(pd), src, lib.chainer_engine, dst, lib.chainer_engine, None
+        ),
+        "reorder",
+    )
+    prim = _handle()
+    try:
+        _check(lib.dnnl_primitive_create(ctypes.byref(prim), pd), "reorder")
+    finally:
+        lib.dnnl_primitive_desc_destroy(pd)
+    return prim
+
+
+def _attr(lib):
+    # Attributes of every primitive: the scratchpad comes from the caller, so
+    # that calls from several threads never share one.
+    attr = getattr(lib, "chainer_attr", None)
+    if attr is None:
+        attr = _handle()
+        _check(lib.dnnl_primitive_attr_create(ctypes.byref(attr)), "attributes")
+        _check(
+            lib.dnnl_primitive_attr_set_scratchpad_mode(attr, _SCRATCHPAD_USER),
+            "attributes",
+        )
+        lib.chainer_attr = attr
+    return attr
+
+
+def _forward_pd(lib, x_shape, w_shape, b_shape, y_shape, geometry, mds=None):
+    # A forward-training primitive descriptor on 'any' formats (the hint of
+    # the backward ones), or on the given memory descriptors.
+    stride, dilate, pad_lo, pad_hi = geometry
+    if mds is None:
+        mds = (
+            _any_md(lib, x_shape),
+            _any_md(lib, w_shape),
+            None if b_shape is None else _any_md(lib, b_shape),
+            _any_md(lib, y_shape),
+        )
+    pd = _handle()
+    status = lib.dnnl_convolution_forward_primitive_desc_create(
+        ctypes.byref(pd), lib.chainer_engine, _FORWARD_TRAINING, _CONVOLUTION_DIRECT,
+        *mds, _dims(stride), _dims(dilate), _dims(pad_lo), _dims(pad_hi), _attr(lib),
+    )  # fmt: skip
+    if status != _SUCCESS:
+        raise Unsupported(f"no oneDNN convolution (status {status})")
+    return pd
+
+
+def _weights_shape(W_shape, groups):
+    # oneDNN's weights: (O, I, *k), or (g, O / g, I / g, *k) with groups.
+    if groups == 1:
+        return tuple(W_shape)
+    return (groups, W_shape[0] // groups, *W_shape[1:])
+
+
+def _plan(key, build):
+    with _lock:
+        if key in _plans:
+            plan = _plans[key]
+        else:
+            try:
+                plan = build()
+            except Unsupported:
+                plan = None
+            _plans[key] = plan
+    if plan is None:
+        raise Unsupported(str(key))
+    return plan
+
+
+def _set_threads(lib):
+    _parallel.engage()
+    threads = _parallel.width()
+    if lib.chainer_threads != threads:
+        lib.omp_set_num_threads(threads)
+        lib.chainer_threads = threads
+
+
+def applies(x, pad_hi):
+    """Whether a convolution over ``x`` can run on oneDNN here.
+
+    ``x`` float32 with 1 to 3 spatial axes and no empty axis, no negative
+    padding after an axis (``pad_hi``), and oneDNN chosen (see
+    :func:`choice`). The filters must be float32 as well.
+    """
+    return (
+        x.dtype == numpy.float32
+        and 3 <= x.ndim <= 5
+        and x.size > 0
+        and min(pad_hi) >= 0
+        and choice() == "onednn"
+    )
+
+
+def _batch_innermost(shape):
+    # An uninitialised float32 array of ``shape`` (n, c, *spatial) stored as
+    # (c, *spatial, n).
+    nd = len(shape) - 2
+    buf = numpy.empty((*shape[1:], shape[0]), numpy.float32)
+    return buf.transpose(nd + 1, *range(nd + 1))
+
+
+def forward(x, W, b, stride, pad, pad_hi, dilate, groups):
+    """The convolution of ``x`` by ``W`` (plus ``b``) on oneDNN.
+
+    Args:
+        x (numpy.ndarray): ``(n, c_I, *spatial)`` float32 input, any strides.
+        W (numpy.ndarray): ``(c_O, c_I / groups, *ksize)`` float32 filters.
+        b (numpy.ndarray or None): ``(c_O,)`` bias.
+        stride, pad, pad_hi, dilate (tuple of int): Per-axis stride, padding
+            before and after, and dilation.
+        groups (int): Number of channel groups.
+
+    Returns:
+        numpy.ndarray: The output, ``(n, c_O, *out_size)``, stored
+        batch-innermost (see :mod:`chainer_cpu._layout`).
+
+    Raises:
+        Unsupported: oneDNN has no primitive for it.
+    """
+    lib = library()
+    ksize = W.shape[2:]
+    out_size = tuple(
+        (size + lo + hi - d * (k - 1) - 1) // s + 1
+        for size, lo, hi, d, k, s in zip(
+            x.shape[2:], pad, pad_hi, dilate, ksize, stride, strict=True
+        )
+    )
+    y = _batch_innermost((x.shape[0], W.shape[0], *out_size))
+    w_shape = _weights_shape(W.shape, groups)
+    geometry = (stride, tuple(d - 1 for d in dilate), pad, pad_hi)
+    x_layout, w_layout, y_layout = _layout_of(x), _layout_of(W, w_shape), _layout_of(y)
+    b_layout = None if b is None else _layout_of(b)
+    key = ("forward", x_layout, w_layout, b_layout, y_layout, geometry)
+
+    def build():
+        user = {
+            _ARG_SRC: _user_md(lib, *x_layout),
+            _ARG_WEIGHTS: _user_md(lib, *w_layout),
+            _ARG_DST: _user_md(lib, *y_layout),
+        }
+        mds = [_any_md(lib, x.shape), _any_md(lib, w_shape), None]
+        mds.append(_any_md(lib, y.shape))
+        if b is not None:
+            user[_ARG_BIAS] = _user_md(lib, *b_layout)
+            mds[2] = _any_md(lib, b.shape)
+        pd = _forward_pd(lib, None, None, None, None, geometry, mds)
+        try:
+            return _Plan(lib, pd, user, {_ARG_DST})
+        finally:
+            lib.dnnl_primitive_desc_destroy(pd)
+
+    plan = _plan(key, build)
+    arrays = {_ARG_SRC: x, _ARG_WEIGHTS: W, _ARG_DST: y}
+    if b is not None:
+        arrays[_ARG_BIAS] = b
+    _set_threads(lib)
+    plan.run(arrays)
+    return y
+
+
+def backward_data(gy, W, x_shape, stride, pad, pad_hi, dilate, groups):
+    """The gradient of a convolution by its input (a transposed convolution).
+
+    Args:
+        gy (numpy.ndarray): ``(n, c_O, *out_size)`` float32 output gradient.
+        W (numpy.ndarray): ``(c_O, c_I / groups, *ksize)`` float32 filters.
+        x_shape (tuple of int): The input's shape ``(n, c_I, *spatial)``.
+        stride, pad, pad_hi, dilate (tuple of int): As in :func:`forward`.
+        groups (int): Number of channel groups.
+
+    Returns:
+        numpy.ndarray: ``(n, c_I, *spatial)``, stored batch-innermost.
+
+    Raises:
+        Unsupported: oneDNN has no primitive for it.
+    """
+    lib = library()
+    gx = _batch_innermost(tuple(x_shape))
+    w_shape = _weights_shape(W.shape, groups)
+    geometry = (stride, tuple(d - 1 for d in dilate), pad, pad_hi)
+    gy_layout, gx_layout = _layout_of(gy), _layout_of(gx)
+    w_layout = _layout_of(W, w_shape)
+    key = ("backward_data", gy_layout, w_layout, gx_layout, geometry)
+
+    def build():
+        hint = _forward_pd(lib, gx.shape, w_shape, None, gy.shape, geometry)
+        pd = _handle()
+        try:
+            status = lib.dnnl_convolution_backward_data_primitive_desc_create(
+                ctypes.byref(pd), lib.chainer_engine, _CONVOLUTION_DIRECT,
+                _any_md(lib, gx.shape), _any_md(lib, w_shape), _any_md(lib, gy.shape),
+                _dims(geometry[0]), _dims(geometry[1]), _dims(pad), _dims(pad_hi),
+                hint, _attr(lib),
+            )  # fmt: skip
+            if status != _SUCCESS:
+                raise Unsupported(f"no oneDNN backward data (status {status})")
+            user = {
+                _ARG_DIFF_DST: _user_md(lib, *gy_layout),
+                _ARG_WEIGHTS: _user_md(lib, *w_layout),
+                _ARG_DIFF_SRC: _user_md(lib, *gx_layout),
+            }
+            return _Plan(lib, pd, user, {_ARG_DIFF_SRC})
+        finally:
+            lib.dnnl_primitive_desc_destroy(hint)
+            if pd:
+                lib.dnnl_primitive_desc_destroy(pd)
+
+    plan = _plan(key, build)
+    _set_threads(lib)
+    plan.run({_ARG_DIFF_DST: gy, _ARG_WEIGHTS: W, _ARG_DIFF_SRC: gx})
+    return gx
+
+
+def backward_weights(x, gy, W_shape, stride, pad, pad_hi, dilate, groups):
+    """The gradient of a convolution by its filters.
+
+    Args:
+        x (numpy.ndarray): ``(n, c_I, *spatial)`` float32 input.
+        gy (numpy.ndarray): ``(n, c_O, *out_size)`` float32 output gradient.
+        W_shape (tuple of int): The filters' shape ``(c_O, c_I / groups,
+            *ksize)``.
+        stride, pad, pad_hi, dilate (tuple of int): As in :func:`forward`.
+        groups (int): Number of channel groups.
+
+    Returns:
+        numpy.ndarray: The C-contiguous float32 gradient of shape ``W_shape``.
+
+    Raises:
+        Unsupported: oneDNN has no primitive for it.
+    """
+    lib = library()
+    gW = numpy.empty(W_shape, numpy.float32)
+    w_shape = _weights_shape(W_shape, groups)
+    geometry = (stride, tuple(d - 1 for d in dilate), pad, pad_hi)
+    x_layout, gy_layout = _layout_of(x), _layout_of(gy)
+    gw_layout = _layout_of(gW, w_shape)
+    key = ("backward_weights", x_layout, gy_layout, gw_layout, geometry)
+
+    def build():
+        hint = _forward_pd(lib, x.shape, w_shape, None, gy.shape, geometry)
+        pd = _handle()
+        try:
+            status = lib.dnnl_convolution_backward_weights_primitive_desc_create(
+                ctypes.byref(pd), lib.chainer_engine, _CONVOLUTION_DIRECT,
+                _any_md(lib, x.shape), _any_md(lib, w_shape), None,
+                _any_md(lib, gy.shape),
+                _dims(geometry[0]), _dims(geometry[1]), _dims(pad), _dims(pad_hi),
+                hint, _attr(lib),
+            )  # fmt: skip
+            if status != _SUCCESS:
+                raise Unsupported(f"no oneDNN backward weights (status {status})")
+            user = {
+                _ARG_SRC: _user_md(lib, *x_layout),
+                _ARG_DIFF_DST: _user_md(lib, *gy_layout),
+                _ARG_DIFF_WEIGHTS: _user_md(lib, *gw_layout),
+            }
+            return _Plan(lib, pd, user, {_ARG_DIFF_WEIGHTS})
+        finally:
+            lib.dnnl_primitive_desc_destroy(hint)
+            if pd:
+                lib.dnnl_primitive_desc_destroy(pd)
+
+    plan = _plan(key, build)
+    _set_threads(lib)
+    plan.run({_ARG_SRC: x, _ARG_DIFF_DST: gy, _ARG_DIFF_WEIGHTS: gW})
+    return gW

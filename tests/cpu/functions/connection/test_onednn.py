@@ -1,0 +1,175 @@
+"""chainer-cpu's oneDNN convolutions: the same results as its own engine."""
+
+import importlib.metadata
+
+import numpy
+import pytest
+
+import chainer
+import chainer.functions as F
+from chainer_cpu import _layout
+from chainer_cpu import _onednn
+
+ENGINES = ["onednn", "numpy"]
+
+
+def _input(rng, shape, layout, dtype=numpy.float32):
+    # ``shape`` (n, c, *spatial) stored C-order or batch-innermost.
+    if layout == "batch_innermost":
+        nd = len(shape) - 2
+        buf = rng.standard_normal((*shape[1:], shape[0])).astype(dtype)
+        return buf.transpose(nd + 1, *range(nd + 1))
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _conv_pass(engine, conv_choice, x, W, b, **kwargs):
+    # Output and the three gradients of one forward and backward pass.
+    conv_choice(engine)
+    xv, Wv = chainer.Variable(x.copy()), chainer.Variable(W.copy())
+    args = (xv, Wv) if b is None else (xv, Wv, chainer.Variable(b.copy()))
+    y = F.convolution_nd(*args, **kwargs)
+    y.grad = numpy.random.RandomState(9).standard_normal(y.shape).astype(y.dtype)
+    y.backward()
+    grads = [xv.grad, Wv.grad] + ([] if b is None else [args[2].grad])
+    return [y.array, *grads]
+
+
+CASES = [
+    # (x shape, W shape, kwargs)
+    ((3, 4, 9, 9), (6, 4, 3, 3), {"stride": 1, "pad": 1}),
+    ((3, 4, 9, 9), (5, 4, 3, 3), {"stride": 2, "pad": 1}),
+    ((3, 4, 10, 9), (5, 4, 3, 2), {"stride": (2, 3), "pad": (1, 0), "cover_all": True}),
+    ((2, 4, 11, 11), (6, 4, 3, 3), {"pad": 2, "dilate": 2}),
+    ((2, 6, 8, 8), (4, 3, 3, 3), {"pad": 1, "groups": 2}),
+    ((2, 3, 7, 7), (5, 3, 1, 1), {}),
+    ((3, 4, 20), (5, 4, 3), {"stride": 2, "pad": 1}),
+    ((2, 3, 6, 5, 7), (4, 3, 3, 3, 2), {"pad": 1}),
+]
+
+
+@pytest.mark.parametrize(("x_shape", "w_shape", "kwargs"), CASES)
+@pytest.mark.parametrize("layout", ["c", "batch_innermost"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_forward_and_gradients_match_the_numpy_engine(
+    x_shape, w_shape, kwargs, layout, bias, conv_choice, cpu_plugin, cpu_team
+):
+    cpu_team(2)
+    rng = numpy.random.RandomState(0)
+    x = _input(rng, x_shape, layout)
+    W = rng.standard_normal(w_shape).astype(numpy.float32)
+    b = rng.standard_normal(w_shape[0]).astype(numpy.float32) if bias else None
+    _onednn._plans.clear()
+    got = _conv_pass("onednn", conv_choice, x, W, b, **kwargs)
+    # The forward, input gradient and filter gradient ran on oneDNN.
+    kinds = {key[0] for key, plan in _onednn._plans.items() if plan is not None}
+    assert kinds == {"forward", "backward_data", "backward_weights"}
+    expected = _conv_pass("numpy", conv_choice, x, W, b, **kwargs)
+    for g, e in zip(got, expected, strict=True):
+        assert g.shape == e.shape
+        assert g.dtype == e.dtype
+        numpy.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4)
+
+
+def test_plans_are_kept_per_geometry(conv_choice, cpu_plugin):
+    conv_choice("onednn")
+    rng = numpy.random.RandomState(1)
+    x = rng.standard_normal((2, 3, 8, 8)).astype(numpy.float32)
+    W = rng.standard_normal((4, 3, 3, 3)).astype(numpy.float32)
+    _onednn._plans.clear()
+    F.convolution_2d(x, W, pad=1)
+    F.convolution_2d(x, W, pad=1)
+    assert [key[0] for key in _onednn._plans] == ["forward"]
+    plan = next(iter(_onednn._plans.values()))
+    assert plan.implementation
+    assert _onednn.version()[0].isdigit()
+    assert _onednn.describe().startswith("oneDNN ")
+    F.convolution_2d(x, W, pad=0)
+    assert len(_onednn._plans) == 2
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float16])
+def test_other_dtypes_take_the_numpy_engine(dtype, conv_choice, cpu_plugin):
+    conv_choice("onednn")
+    rng = numpy.random.RandomState(2)
+    x = rng.standard_normal((2, 3, 6, 6)).astype(dtype)
+    W = rng.standard_normal((4, 3, 3, 3)).astype(dtype)
+    _onednn._plans.clear()
+    y = F.convolution_2d(x, W, pad=1)
+    assert not _onednn._plans
+    assert y.dtype == dtype
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("kwargs", "outsize"),
+    [
+        ({"stride": 2, "pad": 1}, None),
+        ({"stride": 2, "pad": 1}, (10, 10)),  # one more row and column
+        ({"stride": 1, "pad": 0, "groups": 2}, None),
+    ],
+)
+def test_deconvolution_matches_the_reference(
+    engine, kwargs, outsize, conv_choice, cpu_plugin
+):
+    conv_choice(engine)
+    rng = numpy.random.RandomState(3)
+    x = rng.standard_normal((2, 4, 5, 5)).astype(numpy.float32)
+    groups = kwargs.get("groups", 1)
+    W = rng.standard_normal((4, 6 // groups, 3, 3)).astype(numpy.float32)
+    b = rng.standard_normal(6).astype(numpy.float32)
+    y = F.deconvolution_2d(x, W, b, outsize=outsize, **kwargs).array
+    # The reference: every input pixel's filter-weighted patch added onto y.
+    s, p = kwargs.get("stride", 1), kwargs.get("pad", 0)
+    full = (5 - 1) * s + 3
+    out = outsize or (full - 2 * p,) * 2
+    big = numpy.zeros((2, 6, max(full, out[0] + p), max(full, out[1] + p)))
+    cin, cout = 4 // groups, 6 // groups
+    for g in range(groups):
+        xg = x[:, g * cin : (g + 1) * cin]
+        Wg = W[g * cin : (g + 1) * cin]
+        for i in range(5):
+            for j in range(5):
+                big[
+                    :, g * cout : (g + 1) * cout, i * s : i * s + 3, j * s : j * s + 3
+                ] += numpy.einsum("nc,cokl->nokl", xg[:, :, i, j], Wg)
+    expected = big[:, :, p : p + out[0], p : p + out[1]] + b[:, None, None]
+    numpy.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_outputs_are_batch_innermost(conv_choice, cpu_plugin):
+    conv_choice("onednn")
+    x = numpy.ones((2, 3, 6, 6), numpy.float32)
+    W = numpy.ones((4, 3, 3, 3), numpy.float32)
+    y = F.convolution_2d(x, W, pad=1).array
+    assert _layout.is_batch_innermost(y)
+    numpy.testing.assert_array_equal(y[:, :, 2:4, 2:4], numpy.full((2, 4, 2, 2), 27.0))
+
+
+def test_choice_from_the_environment(monkeypatch):
+    monkeypatch.setitem(_onednn._state, "choice", None)
+    monkeypatch.setenv("CHAINER_CPU_CONV", "numpy")
+    assert _onednn.choice() == "numpy"
+    monkeypatch.setitem(_onednn._state, "choice", None)
+    monkeypatch.setenv("CHAINER_CPU_CONV", "mkldnn")
+    with pytest.raises(ValueError, match="auto, onednn or numpy, not 'mkldnn'"):
+        _onednn.choice()
+    assert "error" in _onednn.describe()
+
+
+def test_missing_library_names_the_extra(monkeypatch):
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    monkeypatch.setattr(
+        _onednn, "_state", {"choice": None, "library": None, "loaded": False}
+    )
+    monkeypatch.setattr(_onednn, "problem", None)
+    monkeypatch.setenv("CHAINER_CPU_CONV", "auto")
+    assert _onednn.choice() == "numpy"
+    assert "pip install 'chainer-cpu[onednn]'" in _onednn.problem
+    assert "chainer-cpu[onednn]" in _onednn.describe()
+    monkeypatch.setitem(_onednn._state, "choice", None)
+    monkeypatch.setenv("CHAINER_CPU_CONV", "onednn")
+    with pytest.raises(RuntimeError, match="CHAINER_CPU_CONV=onednn.*not installed"):
+        _onednn.choice()
