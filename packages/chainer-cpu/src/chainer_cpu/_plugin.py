@@ -49,6 +49,9 @@ _KERNEL_TABLE = (
         "chainer.primitive_ops.basic_math:MatMul",
         f"{_FAST}.primitive_ops.basic_math:matmul",
     ),
+    # chainer-core's GEMM hook for matrix products inside kernels (the
+    # recurrences of the n-step RNNs).
+    ("chainer.utils.gemm:matmul", f"{_FAST}._gemm:matmul"),
     # pooling (chainer_cpu/functions/pooling/): rows added below this line.
     (
         "chainer.functions.pooling.max_pooling_nd:MaxPoolingND",

@@ -1,6 +1,7 @@
 from chainer.functions.activation import sigmoid
 from chainer.functions.activation import tanh
 from chainer.functions.rnn import n_step_rnn
+from chainer.utils import gemm
 
 
 class NStepGRU(n_step_rnn.BaseNStepRNN):
@@ -18,7 +19,7 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
         w_x = xp.concatenate((w[2], w[0], w[1]))
         w_h = xp.concatenate((w[3], w[4], w[5]))
         # g holds the pre-activations of n, r, z, then (in place) n, r, z.
-        g = x @ w_x.T
+        g = gemm.matmul(x, w_x.T)
         g += xp.concatenate((b[2], b[0] + b[3], b[1] + b[4]))
         b5 = b[5]
         w_h_t = xp.ascontiguousarray(w_h.T)
@@ -29,7 +30,7 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
             rows = e - s
             hp = h[:rows]
             h_prev[s:e] = hp
-            gh = hp @ w_h_t
+            gh = gemm.matmul(hp, w_h_t)
             gt = g[s:e]
             rz = gt[:, n:]
             rz += gh[:, : 2 * n]
@@ -75,13 +76,13 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
             xp.multiply(dh, d_z[s:e], out=ggt[:, 2])
             xp.multiply(dn, r[s:e], out=ggt[:, 3])
             dh *= z[s:e]
-            dh += gg2[s:e, n:] @ w_h
+            dh += gemm.matmul(gg2[s:e, n:], w_h)
             gh[:rows] = dh
-        gx = gg2[:, : 3 * n] @ w_x if need_gx else None
+        gx = gemm.matmul(gg2[:, : 3 * n], w_x) if need_gx else None
         gw = gb = None
         if need_w:
-            gw_x = gg2[:, : 3 * n].T @ x
-            gw_h = gg2[:, n:].T @ h_prev
+            gw_x = gemm.matmul(gg2[:, : 3 * n].T, x)
+            gw_h = gemm.matmul(gg2[:, n:].T, h_prev)
             gsum = gg2.sum(axis=0)
             g_n, g_r, g_z, g_hn = (gsum[j * n : (j + 1) * n] for j in range(4))
             gw = (

@@ -1,6 +1,7 @@
 from chainer.functions.activation import sigmoid
 from chainer.functions.activation import tanh
 from chainer.functions.rnn import n_step_rnn
+from chainer.utils import gemm
 
 
 class NStepLSTM(n_step_rnn.BaseNStepRNN):
@@ -19,9 +20,9 @@ class NStepLSTM(n_step_rnn.BaseNStepRNN):
         w_x = xp.concatenate((w[3], w[0], w[1], w[2]))
         w_h = xp.concatenate((w[7], w[4], w[5], w[6]))
         # g holds the gate pre-activations, then (in place) the activations.
-        g = x @ w_x.T
+        g = gemm.matmul(x, w_x.T)
         g += xp.concatenate((b[3] + b[7], b[0] + b[4], b[1] + b[5], b[2] + b[6]))
-        w_h_t = xp.ascontiguousarray(w_h.T)
+        w_h_t = w_h.T
         h = h0.copy()
         c = c0.copy()
         h_prev = xp.empty((len(x), n), x.dtype)
@@ -35,7 +36,7 @@ class NStepLSTM(n_step_rnn.BaseNStepRNN):
             h_prev[s:e] = hp
             c_prev[s:e] = cp
             gt = g[s:e]
-            gt += hp @ w_h_t
+            gt += gemm.matmul(hp, w_h_t)
             # sigmoid(v) = (tanh(v / 2) + 1) / 2 never overflows.
             sg = gt[:, : 3 * n]
             sg *= 0.5
@@ -81,12 +82,12 @@ class NStepLSTM(n_step_rnn.BaseNStepRNN):
             dc += gc[:rows]
             xp.multiply(dc[:, None, :], d_ifa[s:e], out=ggt[:, 1:])
             xp.multiply(dc, f[s:e], out=gc[:rows])
-            xp.matmul(gg2[s:e], w_h, out=gh[:rows])
-        gx = gg2 @ w_x if need_gx else None
+            gemm.matmul(gg2[s:e], w_h, out=gh[:rows])
+        gx = gemm.matmul(gg2, w_x) if need_gx else None
         gw = gb = None
         if need_w:
-            gw_x = gg2.T @ x
-            gw_h = gg2.T @ h_prev
+            gw_x = gemm.matmul(gg2.T, x)
+            gw_h = gemm.matmul(gg2.T, h_prev)
             gsum = gg2.sum(axis=0)
             order = (1, 2, 3, 0)  # Chainer's W0..W3 = i, f, a, o
             gw = tuple(gw_x[j * n : (j + 1) * n] for j in order) + tuple(

@@ -11,6 +11,7 @@ from chainer.functions.activation import tanh
 from chainer.functions.array import concat
 from chainer.functions.array import split_axis
 from chainer.functions.array import stack
+from chainer.utils import gemm
 from chainer.utils import type_check
 
 _F32 = numpy.dtype(numpy.float32)
@@ -437,7 +438,7 @@ class NStepRNN(BaseNStepRNN):
 
     def _layer_forward(self, xp, x, h0, c0, w, b, steps, y):
         w_x, w_h = w
-        g = x @ w_x.T
+        g = gemm.matmul(x, w_x.T)
         g += b[0] + b[1]
         w_h_t = xp.ascontiguousarray(w_h.T)
         h = h0.copy()
@@ -448,7 +449,7 @@ class NStepRNN(BaseNStepRNN):
             hp = h[:rows]
             h_prev[s:e] = hp
             gt = g[s:e]
-            gt += hp @ w_h_t
+            gt += gemm.matmul(hp, w_h_t)
             if relu_act:
                 xp.maximum(gt, 0, out=gt)
             else:
@@ -468,11 +469,11 @@ class NStepRNN(BaseNStepRNN):
             dh = gy[s:e] + gh[:rows]
             dh *= deriv[s:e]
             gg[s:e] = dh
-            xp.matmul(dh, w_h, out=gh[:rows])
-        gx = gg @ w_x if need_gx else None
+            gemm.matmul(dh, w_h, out=gh[:rows])
+        gx = gemm.matmul(gg, w_x) if need_gx else None
         gw = gb = None
         if need_w:
-            gw = (gg.T @ x, gg.T @ h_prev)
+            gw = (gemm.matmul(gg.T, x), gemm.matmul(gg.T, h_prev))
             gb0 = gg.sum(axis=0)
             gb = (gb0, gb0.copy())
         return gx, gh, None, gw, gb

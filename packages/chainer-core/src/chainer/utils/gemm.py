@@ -1,0 +1,44 @@
+"""Matrix products of NumPy kernels, on a CPU plugin's GEMM where one is registered.
+
+This module is an extension of this project, not part of Chainer 7's API.
+Kernels that multiply NumPy matrices inside one node (the recurrences of
+``F.n_step_lstm``, ``F.n_step_rnn`` and ``F.n_step_gru``, for instance) call
+:func:`matmul` instead of ``@``, so that a plugin can run those products on
+its own GEMM: chainer-cpu registers, under :data:`KEY`, its oneMKL GEMM split
+over its thread team where the ``chainer-cpu[mkl]`` extra is installed
+(``chainer_cpu._gemm``). Without such a plugin, and for other arrays (CuPy),
+:func:`matmul` is ``xp.matmul``.
+"""
+
+import numpy
+
+from chainer import _dispatch
+
+#: The kernel-table key under which a plugin registers its 2-d NumPy GEMM,
+#: ``fn(a, b, out=None)`` returning ``a @ b``.
+KEY = ("chainer.utils.gemm:matmul", "numpy")
+
+
+def matmul(a, b, out=None):
+    """Returns ``a @ b`` for two 2-d arrays, through the plugin's GEMM on NumPy.
+
+    Args:
+        a (:ref:`ndarray`): ``(m, k)`` matrix, any strides.
+        b (:ref:`ndarray`): ``(k, n)`` matrix of the same array type.
+        out (:ref:`ndarray` or None): ``(m, n)`` array to write the product
+            into.
+
+    Returns:
+        :ref:`ndarray`: The product (``out`` where given).
+    """
+    if type(a) is numpy.ndarray:
+        if _dispatch._loader is not None:
+            _dispatch._load_registry()
+        fn = _dispatch.kernels.get(KEY)
+        if fn is not None:
+            return fn(a, b, out=out)
+        return numpy.matmul(a, b, out=out)
+    import chainer.backend
+
+    xp = chainer.backend.get_array_module(a)
+    return xp.matmul(a, b, out=out)

@@ -1,0 +1,45 @@
+"""chainer.utils.gemm: NumPy's matmul, or a plugin's GEMM registered under KEY."""
+
+import numpy
+
+from chainer import plugins
+from chainer.utils import gemm
+
+
+def _operands():
+    rng = numpy.random.RandomState(0)
+    a = rng.standard_normal((5, 4)).astype(numpy.float32)
+    b = rng.standard_normal((3, 4)).astype(numpy.float32).T  # a strided view
+    return a, b
+
+
+def test_without_a_plugin_it_is_numpy_matmul():
+    a, b = _operands()
+    numpy.testing.assert_allclose(gemm.matmul(a, b), a @ b, rtol=1e-6)
+    out = numpy.empty((5, 3), numpy.float32)
+    assert gemm.matmul(a, b, out=out) is out
+    numpy.testing.assert_allclose(out, a @ b, rtol=1e-6)
+
+
+def test_a_registered_gemm_takes_numpy_products():
+    calls = []
+
+    def plugin_gemm(a, b, out=None):
+        calls.append((a.shape, b.shape, out is not None))
+        return numpy.matmul(a, b, out=out) * 0 + 7
+
+    class _Plugin:
+        @plugins.hookimpl
+        def register_kernels(self):
+            return {gemm.KEY: plugin_gemm}
+
+    name = plugins.register(_Plugin(), name="test-gemm-hook")
+    try:
+        a, b = _operands()
+        y = gemm.matmul(a, b)
+    finally:
+        plugins.unregister(name)
+    assert calls == [((5, 4), (4, 3), False)]
+    numpy.testing.assert_array_equal(y, numpy.full((5, 3), 7, numpy.float32))
+    # Unregistered, NumPy's product again.
+    numpy.testing.assert_allclose(gemm.matmul(a, b), a @ b, rtol=1e-6)
