@@ -81,6 +81,11 @@ WORKLOADS = {
         ["--steps", "4", "--no-floor"],
         ["--steps", "2", "--warmup", "1", "--no-floor"],
     ),
+    "nstep_lstm_lm_step": (
+        {"chainer": "nstep_lstm_lm_step.py", "torch": "torch_nstep_lstm_lm_step.py"},
+        ["--steps", "4", "--no-floor"],
+        ["--steps", "2", "--warmup", "1", "--no-floor"],
+    ),
     "trainer_step": (
         {"chainer": "trainer_step.py"},
         ["--repeats", "7"],
@@ -96,6 +101,7 @@ TORCH_WORKLOADS = (
     "lenet_step",
     "vgg_step",
     "lstm_lm_step",
+    "nstep_lstm_lm_step",
 )
 
 # Workload -> rows of (label, result key, floor key).
@@ -143,6 +149,13 @@ ROWS = {
     "lstm_lm_step": [
         (
             "LSTM LM step (vocab 10k, 650 units, BPTT 35, batch 20), ms",
+            "step_ms",
+            None,
+        ),
+    ],
+    "nstep_lstm_lm_step": [
+        (
+            "LSTM LM step, L.NStepLSTM vs nn.LSTM over the BPTT window, ms",
             "step_ms",
             None,
         ),
@@ -200,6 +213,9 @@ try:
     from chainer_cpu import _gemm
     info["gemm"] = _gemm.choice()
     info["gemm_line"] = _gemm.describe()
+    from chainer_cpu import _onednn
+    info["conv"] = _onednn.choice()
+    info["conv_line"] = _onednn.describe()
 except Exception:
     pass
 try:
@@ -264,12 +280,14 @@ def run_python(python, args, timeout, env=None):
     )
 
 
-# The sides that run this project: this interpreter (with whatever GEMM
-# chainer-cpu chose), the same with NumPy's BLAS where that was oneMKL, and
+# The sides that run this project: this interpreter (with chainer-cpu's
+# optional engines where installed: oneMKL's GEMM, oneDNN's convolutions),
+# the same without them ("ours-plain", only where they are in use), and
 # .bench/ours (NumPy 1.26).
-OURS_SIDES = ("ours", "ours-openblas", "ours-np126")
-# Set for the "ours-openblas" side: chainer-cpu's GEMM is numpy.matmul.
-NUMPY_GEMM = {"CHAINER_CPU_GEMM": "numpy"}
+OURS_SIDES = ("ours", "ours-plain", "ours-np126")
+# Set for the "ours-plain" side: NumPy's matmul and chainer-cpu's own
+# convolution engine.
+PLAIN_ENGINES = {"CHAINER_CPU_GEMM": "numpy", "CHAINER_CPU_CONV": "numpy"}
 
 
 def find_sides():
@@ -313,10 +331,18 @@ def run_workload(python, script, args, timeout, env=None):
 def side_label(name, info):
     numpy_version = info.get("numpy", "?")
     if name.startswith("ours"):
-        if name == "ours-openblas":
-            return "ours (NumPy %s, its BLAS)" % numpy_version
-        if info.get("gemm") == "mkl":
-            return "ours (NumPy %s, oneMKL)" % numpy_version
+        if name == "ours-plain":
+            return "ours (NumPy %s, no extras)" % numpy_version
+        extras = [
+            label
+            for key, value, label in (
+                ("gemm", "mkl", "oneMKL"),
+                ("conv", "onednn", "oneDNN"),
+            )
+            if info.get(key) == value
+        ]
+        if extras:
+            return "ours (NumPy %s, %s)" % (numpy_version, " + ".join(extras))
         return "ours (NumPy %s)" % numpy_version
     if name == "chainer7":
         return "Chainer %s (NumPy %s)" % (info.get("chainer"), numpy_version)
@@ -500,6 +526,8 @@ def blas_lines(infos, labels):
             desc += "; " + info["blas_line"]
         if info.get("gemm_line"):
             desc += "; chainer-cpu's GEMM: " + info["gemm_line"]
+        if info.get("conv_line"):
+            desc += "; float32 convolutions: " + info["conv_line"]
         lines.append(
             "- %s: `%s` — %s" % (labels[side], info.get("python_path", "?"), desc)
         )
@@ -653,15 +681,16 @@ def main(argv=None):
         infos[side] = info
     if infos.get("ours", {}).get("chainer") == "7.8.1":
         sys.exit("run.py must run under this project's interpreter, not Chainer 7's")
-    if infos.get("ours", {}).get("gemm") == "mkl":
-        # The optional oneMKL GEMM is in use: also measure without it.
+    ours_info = infos.get("ours", {})
+    if ours_info.get("gemm") == "mkl" or ours_info.get("conv") == "onednn":
+        # chainer-cpu's optional engines are in use: also measure without.
         sides = {
             "ours": sides["ours"],
-            "ours-openblas": (sys.executable, "chainer", NUMPY_GEMM),
+            "ours-plain": (sys.executable, "chainer", PLAIN_ENGINES),
             **{k: v for k, v in sides.items() if k != "ours"},
         }
-        infos["ours-openblas"] = {
-            **probe(sys.executable, NUMPY_GEMM),
+        infos["ours-plain"] = {
+            **probe(sys.executable, PLAIN_ENGINES),
             "python_path": infos["ours"]["python_path"],
         }
     labels = {side: side_label(side, infos[side]) for side in sides}
