@@ -86,6 +86,11 @@ WORKLOADS = {
         ["--steps", "4", "--no-floor"],
         ["--steps", "2", "--warmup", "1", "--no-floor"],
     ),
+    "trainer_mlp_step": (
+        {"chainer": "trainer_mlp_step.py", "torch": "torch_trainer_mlp_step.py"},
+        ["--repeats", "3"],
+        ["--repeats", "1", "--epochs", "1"],
+    ),
     "trainer_step": (
         {"chainer": "trainer_step.py"},
         ["--repeats", "7"],
@@ -102,6 +107,7 @@ TORCH_WORKLOADS = (
     "vgg_step",
     "lstm_lm_step",
     "nstep_lstm_lm_step",
+    "trainer_mlp_step",
 )
 
 # Workload -> rows of (label, result key, floor key).
@@ -157,6 +163,14 @@ ROWS = {
         (
             "LSTM LM step, L.NStepLSTM vs nn.LSTM over the BPTT window, ms",
             "step_ms",
+            None,
+        ),
+    ],
+    "trainer_mlp_step": [
+        (
+            "MLP 784-1000-1000-10 through Trainer (Adam, batch 100, "
+            "Evaluator, LogReport, PrintReport, ProgressBar), ms/iter",
+            "iter_ms",
             None,
         ),
     ],
