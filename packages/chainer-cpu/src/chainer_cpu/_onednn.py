@@ -17,9 +17,10 @@ primitives per shape, strides and parameters. oneDNN's OpenMP threads are
 set to the width of chainer-cpu's team before each call.
 
 ``CHAINER_CPU_CONV``: ``auto`` (default) uses oneDNN where it is installed
-and usable, ``numpy`` never does (chainer-cpu's own engine), ``onednn``
-requires it (the first convolution raises ``RuntimeError`` saying why it is
-not usable). Wherever oneDNN is not used, :attr:`problem` says why.
+and usable and, per geometry, measured faster than chainer-cpu's own engine
+(:func:`pick`); ``numpy`` never uses it; ``onednn`` uses it wherever it
+applies (the first convolution raises ``RuntimeError`` saying why it is not
+usable). Wherever oneDNN is not used, :attr:`problem` says why.
 """
 
 import ctypes
@@ -27,6 +28,7 @@ import importlib.metadata
 import os
 import re
 import threading
+import time
 
 import numpy
 
@@ -208,7 +210,13 @@ def library():
 
 
 def choice():
-    """``"onednn"`` or ``"numpy"``: the engine of float32 convolutions.
+    """How float32 convolutions choose their engine (decided once).
+
+    Returns:
+        str: ``"race"`` (``CHAINER_CPU_CONV=auto`` with oneDNN usable: per
+        geometry, the engine that measured faster, see :func:`pick`),
+        ``"onednn"`` (``CHAINER_CPU_CONV=onednn``: oneDNN wherever it applies)
+        or ``"numpy"`` (chainer-cpu's own engine).
 
     Raises:
         RuntimeError: If ``CHAINER_CPU_CONV=onednn`` and oneDNN is not usable.
@@ -222,13 +230,71 @@ def choice():
         chosen = "numpy"
         if wanted != "numpy":
             if library() is not None:
-                chosen = "onednn"
+                chosen = "race" if wanted == "auto" else "onednn"
             elif wanted == "onednn":
                 raise RuntimeError(
                     f"{_ENV}=onednn, but oneDNN is not usable: {problem}"
                 )
         _state["choice"] = chosen
     return chosen
+
+
+#: Calls of each engine per geometry before :func:`pick` settles on one; the
+#: first call of each (primitive creation, first touch of buffers) does not
+#: count.
+TRIALS = 3
+_races: dict = {}
+_clock = time.perf_counter
+
+
+def pick(key, onednn_call, own_call):
+    """Runs a convolution on oneDNN or on chainer-cpu's own engine.
+
+    With ``CHAINER_CPU_CONV=onednn`` it is oneDNN. Otherwise (``auto``) the
+    first calls for each ``key`` (a geometry: shapes, strides, parameters)
+    alternate between the engines, :data:`TRIALS` each, and the faster by
+    its best time takes every later call. Neither engine wins everywhere: on
+    the 2-core Xeon of ``benchmarks/results.md`` oneDNN ran the VGG-style
+    layers 2-2.5x faster, and the LeNet-style ones (1 or 20 input channels,
+    5x5 filters on 28x28 and 12x12 images) 1.5-3x slower.
+
+    Args:
+        key (tuple): The geometry.
+        onednn_call (callable): Runs it on oneDNN; may raise
+            :class:`Unsupported`.
+        own_call (callable): Runs it on chainer-cpu's own engine.
+
+    Returns:
+        The result of the call that ran.
+    """
+    state = _races.get(key)
+    if state == "own":
+        return own_call()
+    if state == "onednn" or choice() == "onednn":
+        try:
+            return onednn_call()
+        except Unsupported:
+            _races[key] = "own"
+            return own_call()
+    if state is None:
+        state = _races[key] = ([], [])
+    onednn_times, own_times = state
+    use_onednn = len(onednn_times) <= len(own_times)
+    start = _clock()
+    if use_onednn:
+        try:
+            result = onednn_call()
+        except Unsupported:
+            _races[key] = "own"
+            return own_call()
+        onednn_times.append(_clock() - start)
+    else:
+        result = own_call()
+        own_times.append(_clock() - start)
+    if min(len(onednn_times), len(own_times)) >= TRIALS:
+        faster = min(onednn_times[1:]) <= min(own_times[1:])
+        _races[key] = "onednn" if faster else "own"
+    return result
 
 
 class _Version(ctypes.Structure):
@@ -257,6 +323,8 @@ def describe():
         chosen = choice()
     except (RuntimeError, ValueError) as e:
         return f"error: {e}"
+    if chosen == "race":
+        return f"oneDNN {version()} where it measures faster than chainer-cpu's engine"
     if chosen == "onednn":
         return f"oneDNN {version()}"
     why = f"{_ENV}=numpy" if problem is None else problem
@@ -500,7 +568,7 @@ def applies(x, pad_hi):
         and 3 <= x.ndim <= 5
         and x.size > 0
         and min(pad_hi) >= 0
-        and choice() == "onednn"
+        and choice() != "numpy"
     )
 
 

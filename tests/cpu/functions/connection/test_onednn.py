@@ -173,3 +173,54 @@ def test_missing_library_names_the_extra(monkeypatch):
     monkeypatch.setenv("CHAINER_CPU_CONV", "onednn")
     with pytest.raises(RuntimeError, match="CHAINER_CPU_CONV=onednn.*not installed"):
         _onednn.choice()
+
+
+def _engines(clock, ran, onednn_seconds, own_seconds):
+    def onednn():
+        ran.append("onednn")
+        clock[0] += onednn_seconds
+        return "onednn result"
+
+    def own():
+        ran.append("own")
+        clock[0] += own_seconds
+        return "own result"
+
+    return onednn, own
+
+
+@pytest.mark.parametrize(("onednn_seconds", "winner"), [(2.0, "own"), (0.5, "onednn")])
+def test_pick_races_the_engines_then_keeps_the_faster(
+    onednn_seconds, winner, monkeypatch
+):
+    monkeypatch.setitem(_onednn._state, "choice", "race")
+    monkeypatch.setattr(_onednn, "_races", {})
+    clock = [0.0]
+    monkeypatch.setattr(_onednn, "_clock", lambda: clock[0])
+    ran = []
+    onednn, own = _engines(clock, ran, onednn_seconds, 1.0)
+    results = [_onednn.pick("geometry", onednn, own) for _ in range(9)]
+    trials = 2 * _onednn.TRIALS
+    assert ran[:trials] == ["onednn", "own"] * _onednn.TRIALS
+    assert ran[trials:] == [winner] * (9 - trials)
+    assert results[-1] == f"{winner} result"
+    assert _onednn._races["geometry"] == ("own" if winner == "own" else "onednn")
+    # Another geometry races on its own.
+    _onednn.pick("other", onednn, own)
+    assert ran[-1] == "onednn"
+
+
+def test_pick_without_a_race(monkeypatch):
+    monkeypatch.setattr(_onednn, "_races", {})
+    ran = []
+    onednn, own = _engines([0.0], ran, 5.0, 1.0)
+    monkeypatch.setitem(_onednn._state, "choice", "onednn")
+    assert _onednn.pick("geometry", onednn, own) == "onednn result"
+
+    def unsupported():
+        raise _onednn.Unsupported("no primitive")
+
+    monkeypatch.setitem(_onednn._state, "choice", "race")
+    assert _onednn.pick("unsupported", unsupported, own) == "own result"
+    assert _onednn._races["unsupported"] == "own"
+    assert _onednn.pick("unsupported", unsupported, own) == "own result"

@@ -367,14 +367,29 @@ def convolution(node, inputs):
     if W.dtype != x.dtype:
         W = W.astype(x.dtype)
     b = inputs[2] if len(inputs) == 3 else None
-    y = _onednn_forward(node, x, W, b)
-    if y is not None:
-        node.patches = None
+    keep_col = configuration.config.enable_backprop
+
+    def own():
+        return convolution_forward(
+            x, W, b, node.stride, node.pad, node.cover_all, node.dilate,
+            node.groups, keep_col=keep_col,
+        )  # fmt: skip
+
+    geometry = _onednn_geometry(node, x, W.shape)
+    if geometry is None:
+        y, node.patches = own()
         return (y,)
-    y, node.patches = convolution_forward(
-        x, W, b, node.stride, node.pad, node.cover_all, node.dilate, node.groups,
-        keep_col=configuration.config.enable_backprop,
+    dilate, pad_hi = geometry
+    key = (
+        "forward", x.shape, x.strides, W.shape, b is None, node.stride, node.pad,
+        pad_hi, dilate, node.groups, keep_col,
     )  # fmt: skip
+
+    def onednn():
+        y = _onednn.forward(x, W, b, node.stride, node.pad, pad_hi, dilate, node.groups)
+        return y, None
+
+    y, node.patches = _onednn.pick(key, onednn, own)
     return (y,)
 
 
@@ -389,25 +404,32 @@ def convolution_grad_weight(node, inputs):
     cols, node.patches = node.patches, None
     if gy.dtype != x.dtype:
         gy = gy.astype(x.dtype)
-    if cols is None and x.dtype == numpy.float32:
-        ksize = node.W_shape[2:]
-        dilate = _dilation(node.dilate, len(ksize))
-        out_size, pad_hi = _layout.output_geometry(
-            x, ksize, node.stride, node.pad, node.cover_all, dilate
-        )
-        if gy.shape[2:] == out_size and _onednn.applies(x, pad_hi):
-            try:
-                gW = _onednn.backward_weights(
-                    x, gy, tuple(node.W_shape), node.stride, node.pad, pad_hi,
-                    dilate, node.groups,
-                )  # fmt: skip
-                return (gW.astype(node.W_dtype, copy=False),)
-            except _onednn.Unsupported:
-                pass
-    gW = convolution_grad_weight_array(
-        x, gy, node.W_shape[2:], node.stride, node.pad, node.cover_all,
-        node.dilate, node.groups, cols,
-    )  # fmt: skip
+    ksize = node.W_shape[2:]
+
+    def own():
+        return convolution_grad_weight_array(
+            x, gy, ksize, node.stride, node.pad, node.cover_all, node.dilate,
+            node.groups, cols,
+        )  # fmt: skip
+
+    geometry = _onednn_geometry(node, x, node.W_shape)
+    if geometry is None:
+        gW = own()
+    else:
+        dilate, pad_hi = geometry
+        key = (
+            "backward_weights", x.shape, x.strides, gy.shape, gy.strides,
+            tuple(node.W_shape), node.stride, node.pad, pad_hi, dilate,
+            node.groups, cols is None,
+        )  # fmt: skip
+
+        def onednn():
+            return _onednn.backward_weights(
+                x, gy, tuple(node.W_shape), node.stride, node.pad, pad_hi, dilate,
+                node.groups,
+            )  # fmt: skip
+
+        gW = _onednn.pick(key, onednn, own)
     return (gW.reshape(node.W_shape).astype(node.W_dtype, copy=False),)
 
 
@@ -415,21 +437,16 @@ def _dilation(dilate, nd):
     return (1,) * nd if dilate is None else tuple(dilate)
 
 
-def _onednn_forward(node, x, W, b):
-    # The convolution on oneDNN (see chainer_cpu._onednn), or None where it
-    # does not apply.
-    if x.dtype != numpy.float32 or not 3 <= x.ndim <= 5 or W.size == 0:
+def _onednn_geometry(node, x, w_shape):
+    # (dilate, pad_hi) of a float32 convolution by filters of ``w_shape``
+    # that oneDNN can run (see chainer_cpu._onednn), or None.
+    if x.dtype != numpy.float32 or not 3 <= x.ndim <= 5 or 0 in w_shape:
         return None
-    ksize = W.shape[2:]
+    ksize = tuple(w_shape[2:])
     dilate = _dilation(node.dilate, len(ksize))
     _, pad_hi = _layout.output_geometry(
         x, ksize, node.stride, node.pad, node.cover_all, dilate
     )
     if not _onednn.applies(x, pad_hi):
         return None
-    try:
-        return _onednn.forward(
-            x, W, b, node.stride, node.pad, pad_hi, dilate, node.groups
-        )
-    except _onednn.Unsupported:
-        return None
+    return dilate, pad_hi

@@ -32,52 +32,57 @@ def deconvolution(node, inputs):
     ksize = W.shape[2:]
     out_size = node.set_output_geometry(x.shape[2:], ksize)
     b = inputs[2] if len(inputs) == 3 else None
-    y = _onednn_deconvolution(x, W, b, node, out_size)
-    if y is not None:
-        return (y,)
-    if (
-        W.shape[0] <= W.shape[1] * node.groups
-        and all(s == 1 for s in node.stride)
-        and all(
-            p <= d * (k - 1)
-            for p, d, k in zip(node.pad, node.dilate, ksize, strict=True)
-        )
-        and any(k > 1 for k in ksize)
-    ):
-        return (_as_convolution(x, W, b, node.pad, node.dilate, node.groups),)
-    y = deconvolution_forward(
-        x, W, b, node.stride, node.pad, out_size, node.dilate, node.groups
-    )
-    return (y,)
 
-
-def _onednn_deconvolution(x, W, b, node, out_size):
-    # The transposed convolution as oneDNN's backward-data convolution (see
-    # chainer_cpu._onednn), or None where that does not apply: the
-    # convolution from the output back to ``x`` has padding ``pad`` before
-    # and ``pad_hi`` after each axis.
-    if x.dtype != numpy.float32 or not 3 <= x.ndim <= 5 or W.size == 0:
-        return None
-    ksize = W.shape[2:]
-    pad_hi = tuple(
-        (i - 1) * s + d * (k - 1) + 1 - o - p
-        for i, o, k, s, p, d in zip(
-            x.shape[2:], out_size, ksize, node.stride, node.pad, node.dilate,
-            strict=True,
+    def own():
+        if (
+            W.shape[0] <= W.shape[1] * node.groups
+            and all(s == 1 for s in node.stride)
+            and all(
+                p <= d * (k - 1)
+                for p, d, k in zip(node.pad, node.dilate, ksize, strict=True)
+            )
+            and any(k > 1 for k in ksize)
+        ):
+            return _as_convolution(x, W, b, node.pad, node.dilate, node.groups)
+        return deconvolution_forward(
+            x, W, b, node.stride, node.pad, out_size, node.dilate, node.groups
         )
+
+    pad_hi = _onednn_pad_hi(x, W, node, out_size)
+    if pad_hi is None:
+        return (own(),)
+    key = (
+        "backward_data", x.shape, x.strides, W.shape, b is None, out_size,
+        node.stride, node.pad, pad_hi, node.dilate, node.groups,
     )  # fmt: skip
-    if not _onednn.applies(x, pad_hi):
-        return None
-    shape = (x.shape[0], W.shape[1] * node.groups, *out_size)
-    try:
+
+    def onednn():
+        shape = (x.shape[0], W.shape[1] * node.groups, *out_size)
         y = _onednn.backward_data(
             x, W, shape, node.stride, node.pad, pad_hi, node.dilate, node.groups
         )
-    except _onednn.Unsupported:
+        if b is not None:
+            y += b.reshape((-1,) + (1,) * len(out_size))
+        return y
+
+    return (_onednn.pick(key, onednn, own),)
+
+
+def _onednn_pad_hi(x, W, node, out_size):
+    # The transposed convolution runs as oneDNN's backward-data convolution
+    # (see chainer_cpu._onednn) from the output back to ``x``, with padding
+    # ``pad`` before and the returned ``pad_hi`` after each axis; None where
+    # oneDNN does not apply.
+    if x.dtype != numpy.float32 or not 3 <= x.ndim <= 5 or W.size == 0:
         return None
-    if b is not None:
-        y += b.reshape((-1,) + (1,) * len(out_size))
-    return y
+    pad_hi = tuple(
+        (i - 1) * s + d * (k - 1) + 1 - o - p
+        for i, o, k, s, p, d in zip(
+            x.shape[2:], out_size, W.shape[2:], node.stride, node.pad, node.dilate,
+            strict=True,
+        )
+    )  # fmt: skip
+    return pad_hi if _onednn.applies(x, pad_hi) else None
 
 
 def _as_convolution(x, W, b, pad, dilate, groups):
