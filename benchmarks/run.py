@@ -352,11 +352,11 @@ def side_label(name, info):
             return "ours (NumPy %s, no extras)" % numpy_version
         extras = [
             label
-            for key, value, label in (
-                ("gemm", "mkl", "oneMKL"),
-                ("conv", "onednn", "oneDNN"),
+            for key, values, label in (
+                ("gemm", ("mkl",), "oneMKL"),
+                ("conv", ("onednn", "race"), "oneDNN"),
             )
-            if info.get(key) == value
+            if info.get(key) in values
         ]
         if extras:
             return "ours (NumPy %s, %s)" % (numpy_version, " + ".join(extras))
@@ -699,7 +699,7 @@ def main(argv=None):
     if infos.get("ours", {}).get("chainer") == "7.8.1":
         sys.exit("run.py must run under this project's interpreter, not Chainer 7's")
     ours_info = infos.get("ours", {})
-    if ours_info.get("gemm") == "mkl" or ours_info.get("conv") == "onednn":
+    if ours_info.get("gemm") == "mkl" or ours_info.get("conv") in ("onednn", "race"):
         # chainer-cpu's optional engines are in use: also measure without.
         sides = {
             "ours": sides["ours"],

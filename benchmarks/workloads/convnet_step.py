@@ -213,8 +213,10 @@ def bench_framework(
 
     results = phase_summaries(_timing.measure(step, steps, warmup))
     results["check"] = {
+        # The third step's loss: later ones drift apart between frameworks
+        # (and between GEMMs) as rounding differences grow over SGD steps.
         "loss_first": losses[0],
-        "loss_last": losses[-1],
+        "loss_third": losses[min(2, len(losses) - 1)],
         "steps": len(losses),
     }
     return results
