@@ -655,40 +655,18 @@ def backward_data(gy, W, x_shape, stride, pad, pad_hi, dilate, groups):
     Raises:
         Unsupported: oneDNN has no primitive for it.
     """
-    lib = library()
     gx = _batch_innermost(tuple(x_shape))
     w_shape = _weights_shape(W.shape, groups)
     geometry = (stride, tuple(d - 1 for d in dilate), pad, pad_hi)
-    gy_layout, gx_layout = _layout_of(gy), _layout_of(gx)
-    w_layout = _layout_of(W, w_shape)
-    key = ("backward_data", gy_layout, w_layout, gx_layout, geometry)
 
-    def build():
-        hint = _forward_pd(lib, gx.shape, w_shape, None, gy.shape, geometry)
-        pd = _handle()
-        try:
-            status = lib.dnnl_convolution_backward_data_primitive_desc_create(
-                ctypes.byref(pd), lib.chainer_engine, _CONVOLUTION_DIRECT,
-                _any_md(lib, gx.shape), _any_md(lib, w_shape), _any_md(lib, gy.shape),
-                _dims(geometry[0]), _dims(geometry[1]), _dims(pad), _dims(pad_hi),
-                hint, _attr(lib),
-            )  # fmt: skip
-            if status != _SUCCESS:
-                raise Unsupported(f"no oneDNN backward data (status {status})")
-            user = {
-                _ARG_DIFF_DST: _user_md(lib, *gy_layout),
-                _ARG_WEIGHTS: _user_md(lib, *w_layout),
-                _ARG_DIFF_SRC: _user_md(lib, *gx_layout),
-            }
-            return _Plan(lib, pd, user, {_ARG_DIFF_SRC})
-        finally:
-            lib.dnnl_primitive_desc_destroy(hint)
-            if pd:
-                lib.dnnl_primitive_desc_destroy(pd)
+    def make_pd(lib, pd, conv, hint):
+        return lib.dnnl_convolution_backward_data_primitive_desc_create(
+            pd, lib.chainer_engine, _CONVOLUTION_DIRECT, _any_md(lib, gx.shape),
+            _any_md(lib, w_shape), _any_md(lib, gy.shape), *conv, hint, _attr(lib),
+        )  # fmt: skip
 
-    plan = _plan(key, build)
-    _set_threads(lib)
-    plan.run({_ARG_DIFF_DST: gy, _ARG_WEIGHTS: W, _ARG_DIFF_SRC: gx})
+    arrays = {_ARG_DIFF_DST: gy, _ARG_WEIGHTS: W, _ARG_DIFF_SRC: gx}
+    _backward("backward_data", make_pd, gx.shape, w_shape, gy.shape, geometry, arrays)
     return gx
 
 
@@ -709,33 +687,48 @@ def backward_weights(x, gy, W_shape, stride, pad, pad_hi, dilate, groups):
     Raises:
         Unsupported: oneDNN has no primitive for it.
     """
-    lib = library()
     gW = numpy.empty(W_shape, numpy.float32)
     w_shape = _weights_shape(W_shape, groups)
     geometry = (stride, tuple(d - 1 for d in dilate), pad, pad_hi)
-    x_layout, gy_layout = _layout_of(x), _layout_of(gy)
-    gw_layout = _layout_of(gW, w_shape)
-    key = ("backward_weights", x_layout, gy_layout, gw_layout, geometry)
+
+    def make_pd(lib, pd, conv, hint):
+        return lib.dnnl_convolution_backward_weights_primitive_desc_create(
+            pd, lib.chainer_engine, _CONVOLUTION_DIRECT, _any_md(lib, x.shape),
+            _any_md(lib, w_shape), None, _any_md(lib, gy.shape), *conv, hint,
+            _attr(lib),
+        )  # fmt: skip
+
+    arrays = {_ARG_SRC: x, _ARG_DIFF_DST: gy, _ARG_DIFF_WEIGHTS: gW}
+    _backward("backward_weights", make_pd, x.shape, w_shape, gy.shape, geometry, arrays)
+    return gW
+
+
+_WEIGHT_ARGS = (_ARG_WEIGHTS, _ARG_DIFF_WEIGHTS)
+
+
+def _backward(kind, make_pd, src_shape, w_shape, dst_shape, geometry, arrays):
+    # Runs a backward primitive (``kind``) on ``arrays`` ({argument: array};
+    # the last one is its output; weights are read as ``w_shape``). Its
+    # descriptor, ``make_pd(lib, pd_pointer, conv_dims, hint)``, is hinted by
+    # the forward descriptor of the same geometry.
+    lib = library()
+    layouts = {
+        arg: _layout_of(a, w_shape if arg in _WEIGHT_ARGS else None)
+        for arg, a in arrays.items()
+    }
+    output = list(arrays)[-1]
+    key = (kind, tuple(layouts.items()), geometry)
 
     def build():
-        hint = _forward_pd(lib, x.shape, w_shape, None, gy.shape, geometry)
+        hint = _forward_pd(lib, src_shape, w_shape, None, dst_shape, geometry)
         pd = _handle()
         try:
-            status = lib.dnnl_convolution_backward_weights_primitive_desc_create(
-                ctypes.byref(pd), lib.chainer_engine, _CONVOLUTION_DIRECT,
-                _any_md(lib, x.shape), _any_md(lib, w_shape), None,
-                _any_md(lib, gy.shape),
-                _dims(geometry[0]), _dims(geometry[1]), _dims(pad), _dims(pad_hi),
-                hint, _attr(lib),
-            )  # fmt: skip
+            conv = tuple(_dims(values) for values in geometry)
+            status = make_pd(lib, ctypes.byref(pd), conv, hint)
             if status != _SUCCESS:
-                raise Unsupported(f"no oneDNN backward weights (status {status})")
-            user = {
-                _ARG_SRC: _user_md(lib, *x_layout),
-                _ARG_DIFF_DST: _user_md(lib, *gy_layout),
-                _ARG_DIFF_WEIGHTS: _user_md(lib, *gw_layout),
-            }
-            return _Plan(lib, pd, user, {_ARG_DIFF_WEIGHTS})
+                raise Unsupported(f"no oneDNN {kind} (status {status})")
+            user = {arg: _user_md(lib, *layout) for arg, layout in layouts.items()}
+            return _Plan(lib, pd, user, {output})
         finally:
             lib.dnnl_primitive_desc_destroy(hint)
             if pd:
@@ -743,5 +736,4 @@ def backward_weights(x, gy, W_shape, stride, pad, pad_hi, dilate, groups):
 
     plan = _plan(key, build)
     _set_threads(lib)
-    plan.run({_ARG_SRC: x, _ARG_DIFF_DST: gy, _ARG_DIFF_WEIGHTS: gW})
-    return gW
+    plan.run(arrays)
