@@ -737,3 +737,21 @@ def _backward(kind, make_pd, src_shape, w_shape, dst_shape, geometry, arrays):
     plan = _plan(key, build)
     _set_threads(lib)
     plan.run(arrays)
+
+
+def _after_fork():
+    # GNU OpenMP's threads do not survive fork: a child of a process that
+    # ran oneDNN hangs in its next parallel region (seen on a 2-thread
+    # convolution). Such children use chainer-cpu's own engine.
+    global problem
+    if _state["library"] is not None:
+        _state["choice"] = "numpy"
+        _races.clear()
+        problem = (
+            "this process was forked from one that ran oneDNN, whose OpenMP "
+            "threads do not survive fork"
+        )
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)

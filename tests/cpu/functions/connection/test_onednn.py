@@ -1,6 +1,9 @@
 """chainer-cpu's oneDNN convolutions: the same results as its own engine."""
 
 import importlib.metadata
+import os
+import subprocess
+import sys
 
 import numpy
 import pytest
@@ -224,3 +227,38 @@ def test_pick_without_a_race(monkeypatch):
     assert _onednn.pick("unsupported", unsupported, own) == "own result"
     assert _onednn._races["unsupported"] == "own"
     assert _onednn.pick("unsupported", unsupported, own) == "own result"
+
+
+_FORK_SCRIPT = """
+import os, sys
+import numpy
+import chainer.functions as F
+from chainer import plugins
+from chainer_cpu import _onednn, _plugin
+plugins.register(_plugin, name="cpu")
+_onednn._state["choice"] = "onednn"
+x = numpy.random.RandomState(0).standard_normal((8, 16, 16, 16)).astype("f")
+W = numpy.random.RandomState(1).standard_normal((16, 16, 3, 3)).astype("f")
+y0 = F.convolution_2d(x, W, pad=1).array
+pid = os.fork()
+if pid == 0:
+    import faulthandler
+    faulthandler.dump_traceback_later(60, exit=True)  # a hung child ends itself
+    y = F.convolution_2d(x, W, pad=1).array
+    ok = numpy.allclose(y, y0, atol=1e-4) and _onednn.choice() == "numpy"
+    os._exit(0 if ok else 3)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_uses_the_own_engine(conv_choice):
+    # GNU OpenMP's threads do not survive fork: the child of a process that
+    # ran oneDNN on two threads hung in its next convolution.
+    conv_choice("onednn")  # skips where oneDNN is not usable
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2", "CHAINER_DISABLED_PLUGINS": ""}
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_SCRIPT], env=env, timeout=120, check=False
+    )
+    assert done.returncode == 0
