@@ -110,17 +110,12 @@ def _load():
         try:
             lib = _open(path)
             _declare(lib)
-            engine, stream = _handle(), _handle()
+            engine = _handle()
             _check(lib.dnnl_engine_create(ctypes.byref(engine), _CPU, 0), "engine")
-            _check(
-                lib.dnnl_stream_create(ctypes.byref(stream), engine, _IN_ORDER),
-                "stream",
-            )
         except (OSError, AttributeError, RuntimeError) as e:
             errors.append(f"{path}: {e}")
             continue
         lib.chainer_engine = engine
-        lib.chainer_stream = stream
         lib.chainer_threads = None
         problem = None
         return lib
@@ -437,7 +432,7 @@ class _Plan:
             keep.append(raw)
             return raw.ctypes.data + (-raw.ctypes.data) % _ALIGN
 
-        stream = lib.chainer_stream
+        stream = _stream(lib)
         try:
             args = []
             after = []
@@ -451,24 +446,47 @@ class _Plan:
                 if output:
                     after.append((reorder, own_mem, user_mem))
                 else:
-                    _execute(lib, reorder, ((_ARG_SRC, user_mem), (_ARG_DST, own_mem)))
+                    _execute(
+                        lib,
+                        stream,
+                        reorder,
+                        ((_ARG_SRC, user_mem), (_ARG_DST, own_mem)),
+                    )
             if self.scratch_bytes:
                 scratch = memory(self.scratch_md, buffer(self.scratch_md))
                 args.append((_ARG_SCRATCHPAD, scratch))
-            _execute(lib, self.primitive, args)
+            _execute(lib, stream, self.primitive, args)
             for reorder, own_mem, user_mem in after:
-                _execute(lib, reorder, ((_ARG_SRC, own_mem), (_ARG_DST, user_mem)))
+                _execute(
+                    lib, stream, reorder, ((_ARG_SRC, own_mem), (_ARG_DST, user_mem))
+                )
             _check(lib.dnnl_stream_wait(stream), "stream wait")
         finally:
             for mem in memories:
                 lib.dnnl_memory_destroy(mem)
 
 
-def _execute(lib, primitive, args):
+_streams = threading.local()
+
+
+def _stream(lib):
+    # This thread's oneDNN stream (streams are not shared between threads).
+    stream = getattr(_streams, "stream", None)
+    if stream is None:
+        stream = _handle()
+        _check(
+            lib.dnnl_stream_create(ctypes.byref(stream), lib.chainer_engine, _IN_ORDER),
+            "stream",
+        )
+        _streams.stream = stream
+    return stream
+
+
+def _execute(lib, stream, primitive, args):
     packed = (_Arg * len(args))(*(_Arg(a, m) for a, m in args))
     _check(
         lib.dnnl_primitive_execute(
-            primitive, lib.chainer_stream, len(args), ctypes.cast(packed, _handle)
+            primitive, stream, len(args), ctypes.cast(packed, _handle)
         ),
         "execute",
     )

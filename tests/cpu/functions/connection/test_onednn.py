@@ -4,6 +4,7 @@ import importlib.metadata
 import os
 import subprocess
 import sys
+import threading
 
 import numpy
 import pytest
@@ -262,3 +263,26 @@ def test_a_forked_child_uses_the_own_engine(conv_choice):
         [sys.executable, "-c", _FORK_SCRIPT], env=env, timeout=120, check=False
     )
     assert done.returncode == 0
+
+
+def test_convolutions_from_several_threads(conv_choice, cpu_plugin):
+    # Each thread runs oneDNN on its own stream; results stay exact.
+    conv_choice("onednn")
+    rng = numpy.random.RandomState(6)
+    x = rng.standard_normal((4, 8, 12, 12)).astype(numpy.float32)
+    W = rng.standard_normal((8, 8, 3, 3)).astype(numpy.float32)
+    expected = F.convolution_2d(x, W, pad=1).array
+    results = []
+
+    def work():
+        for _ in range(20):
+            results.append(F.convolution_2d(x, W, pad=1).array)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 60
+    for y in results:
+        numpy.testing.assert_array_equal(y, expected)
