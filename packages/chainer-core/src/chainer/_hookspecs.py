@@ -182,8 +182,9 @@ def register_kernels() -> dict[tuple, Any] | None:
       updates ``param.array`` and ``rule.state`` in place, as one step of
       the rule (``rule.t`` already counts it), and returns nothing.
 
-    A key may also name one of chainer-core's two CPU hooks, as a string with
-    the backend ``'numpy'`` (chainer-cpu registers both; one plugin should):
+    A key may also name one of chainer-core's three CPU hooks, as a string
+    with the backend ``'numpy'`` (chainer-cpu registers all three; one plugin
+    should):
 
     * ``('chainer.utils._parallel:engage', 'numpy')``: called with no
       arguments, its result ignored, by
@@ -195,9 +196,13 @@ def register_kernels() -> dict[tuple, Any] | None:
     * ``('chainer.utils._parallel:describe_threads', 'numpy')``: called with
       no arguments by :func:`chainer.print_runtime_info`; returns the str
       shown as its CPU threads line.
+    * ``('chainer.utils.gemm:matmul', 'numpy')``: ``fn(a, b, out=None)``
+      returning ``a @ b`` for two 2-d NumPy arrays, called by
+      :func:`chainer.utils.gemm.matmul` (the matrix products inside kernels
+      such as the n-step RNNs').
 
-    Without them core only applies its host memory retention and reports
-    that there is no thread team.
+    Without them core only applies its host memory retention, reports that
+    there is no thread team, and multiplies with ``numpy.matmul``.
 
     The registry need not be loaded by anything else for kernels to apply:
     ``import chainer`` gives ``chainer._dispatch`` the registry's loader
