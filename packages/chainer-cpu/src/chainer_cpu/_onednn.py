@@ -23,6 +23,7 @@ applies (the first convolution raises ``RuntimeError`` saying why it is not
 usable). Wherever oneDNN is not used, :attr:`problem` says why.
 """
 
+import collections
 import ctypes
 import importlib.metadata
 import os
@@ -66,7 +67,11 @@ _Dims = ctypes.c_int64 * _MAX_NDIMS
 _handle = ctypes.c_void_p
 
 _state: dict = {"choice": None, "library": None, "loaded": False}
-_plans: dict = {}
+#: Plans kept (the most recently used; a plan holds oneDNN's generated code
+#: for one geometry): inputs of ever new shapes (variable-length sequences)
+#: would otherwise grow the cache without bound.
+MAX_PLANS = 256
+_plans: collections.OrderedDict = collections.OrderedDict()
 _any_mds: dict = {}
 _lock = threading.Lock()
 
@@ -238,7 +243,9 @@ def choice():
 #: first call of each (primitive creation, first touch of buffers) does not
 #: count.
 TRIALS = 3
-_races: dict = {}
+#: Geometries whose race is remembered (the most recent).
+MAX_RACES = 4096
+_races: collections.OrderedDict = collections.OrderedDict()
 _clock = time.perf_counter
 
 
@@ -273,6 +280,8 @@ def pick(key, onednn_call, own_call):
             return own_call()
     if state is None:
         state = _races[key] = ([], [])
+        while len(_races) > MAX_RACES:
+            _races.popitem(last=False)
     onednn_times, own_times = state
     use_onednn = len(onednn_times) <= len(own_times)
     start = _clock()
@@ -405,11 +414,28 @@ class _Plan:
                 "memory descriptor",
             )
             self.scratch_bytes = lib.dnnl_memory_desc_get_size(self.scratch_md)
+        self.scratch_owned = bool(scratch)
         info = ctypes.c_char_p()
         lib.dnnl_primitive_desc_query(
             pd, _QUERY_IMPL_INFO_STR, 0, ctypes.cast(ctypes.byref(info), _handle)
         )
         self.implementation = (info.value or b"").decode(errors="replace")
+
+    def __del__(self):
+        # Frees oneDNN's objects once the plan is dropped from the cache and
+        # no call holds it (nothing to do when the interpreter is exiting).
+        try:
+            lib = self.lib
+            lib.dnnl_primitive_destroy(self.primitive)
+            for user, own, reorder, _ in self.args.values():
+                if reorder is not None:
+                    lib.dnnl_primitive_destroy(reorder)
+                lib.dnnl_memory_desc_destroy(user)
+                lib.dnnl_memory_desc_destroy(own)
+            if self.scratch_owned:
+                lib.dnnl_memory_desc_destroy(self.scratch_md)
+        except Exception:  # a half-built plan, or a library unloading
+            pass
 
     def run(self, arrays):
         """Executes the primitive on ``{arg: ndarray}`` (outputs written)."""
@@ -555,12 +581,16 @@ def _plan(key, build):
     with _lock:
         if key in _plans:
             plan = _plans[key]
+            _plans.move_to_end(key)
         else:
             try:
                 plan = build()
             except Unsupported:
                 plan = None
             _plans[key] = plan
+            while len(_plans) > MAX_PLANS:
+                # Freed by _Plan.__del__ once no call holds it.
+                _plans.popitem(last=False)
     if plan is None:
         raise Unsupported(str(key))
     return plan

@@ -1,5 +1,6 @@
 """chainer-cpu's oneDNN convolutions: the same results as its own engine."""
 
+import collections
 import importlib.metadata
 import os
 import subprocess
@@ -198,7 +199,7 @@ def test_pick_races_the_engines_then_keeps_the_faster(
     onednn_seconds, winner, monkeypatch
 ):
     monkeypatch.setitem(_onednn._state, "choice", "race")
-    monkeypatch.setattr(_onednn, "_races", {})
+    monkeypatch.setattr(_onednn, "_races", collections.OrderedDict())
     clock = [0.0]
     monkeypatch.setattr(_onednn, "_clock", lambda: clock[0])
     ran = []
@@ -215,7 +216,7 @@ def test_pick_races_the_engines_then_keeps_the_faster(
 
 
 def test_pick_without_a_race(monkeypatch):
-    monkeypatch.setattr(_onednn, "_races", {})
+    monkeypatch.setattr(_onednn, "_races", collections.OrderedDict())
     ran = []
     onednn, own = _engines([0.0], ran, 5.0, 1.0)
     monkeypatch.setitem(_onednn._state, "choice", "onednn")
@@ -286,3 +287,28 @@ def test_convolutions_from_several_threads(conv_choice, cpu_plugin):
     assert len(results) == 60
     for y in results:
         numpy.testing.assert_array_equal(y, expected)
+
+
+def test_plans_and_races_are_bounded(conv_choice, cpu_plugin, monkeypatch):
+    conv_choice("onednn")
+    monkeypatch.setattr(_onednn, "MAX_PLANS", 2)
+    monkeypatch.setattr(_onednn, "MAX_RACES", 3)
+    _onednn._plans.clear()
+    rng = numpy.random.RandomState(7)
+    W = rng.standard_normal((4, 3, 3)).astype(numpy.float32)
+    for length in (10, 11, 12, 13):  # a 1-d convolution over new lengths
+        x = rng.standard_normal((2, 3, length)).astype(numpy.float32)
+        y = F.convolution_1d(x, W, pad=1).array
+        padded = numpy.pad(x, ((0, 0), (0, 0), (1, 1)))
+        expected = sum(
+            numpy.einsum("ncl,oc->nol", padded[:, :, k : k + length], W[:, :, k])
+            for k in range(3)
+        )
+        numpy.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-4)
+    assert len(_onednn._plans) == 2
+    assert [key[1][0][2] for key in _onednn._plans] == [12, 13]  # x's length
+    monkeypatch.setattr(_onednn, "_races", collections.OrderedDict())
+    monkeypatch.setitem(_onednn._state, "choice", "race")
+    for key in range(5):
+        _onednn.pick(key, lambda: 1, lambda: 2)
+    assert list(_onednn._races) == [2, 3, 4]
