@@ -163,14 +163,7 @@ def bench_framework(steps, warmup):
 
     results = phase_summaries(_timing.measure(step, steps, warmup))
     results["step_cpu_ms"] = _timing.summary(cpu_times[warmup:], 1e3)
-    # Only the eval-mode loss is deterministic: training losses depend on
-    # each framework's dropout masks, so they are reported, not compared.
-    results["check"] = {"loss_eval": loss_eval}
-    results["train_losses"] = {
-        "first": losses[0],
-        "last": losses[-1],
-        "steps": len(losses),
-    }
+    results.update(loss_report(loss_eval, losses))
     return results
 
 
@@ -201,20 +194,22 @@ def gemm_list():
     return shapes
 
 
-def bench_gemm_floor(repeats):
+def gemm_floor(shapes, repeats):
+    """Times ``count`` NumPy products of each ``(count, (m, k, n))`` of ``shapes``."""
     rng = numpy.random.RandomState(2)
     operands = [
         (
+            count,
             rng.standard_normal((m, k)).astype(numpy.float32),
             rng.standard_normal((k, n)).astype(numpy.float32),
         )
-        for m, k, n in gemm_list()
+        for count, (m, k, n) in shapes
     ]
-    flops = BPTT * sum(2 * m * k * n for m, k, n in gemm_list())
+    flops = sum(count * 2 * m * k * n for count, (m, k, n) in shapes)
 
     def run():
-        for _ in range(BPTT):
-            for a, b in operands:
+        for count, a, b in operands:
+            for _ in range(count):
                 numpy.matmul(a, b)
 
     floor = _timing.summary(_timing.measure(run, repeats, warmup=1), 1e3)
@@ -225,19 +220,45 @@ def bench_gemm_floor(repeats):
     }
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def bench_gemm_floor(repeats):
+    return gemm_floor([(BPTT, shape) for shape in gemm_list()], repeats)
+
+
+def loss_report(loss_eval, losses):
+    """The ``check`` and ``train_losses`` entries of an LM workload's record.
+
+    Only the eval-mode loss is deterministic: training losses depend on each
+    framework's dropout masks, so they are reported, not compared.
+    """
+    return {
+        "check": {"loss_eval": loss_eval},
+        "train_losses": {"first": losses[0], "last": losses[-1], "steps": len(losses)},
+    }
+
+
+def run_main(argv, workload, bench, floor, threads=False):
+    """The command line of an LM workload: ``bench(steps, warmup[, threads])``
+    and ``floor(repeats)`` (skipped with ``--no-floor``), one JSON line."""
+    doc = sys.modules["__main__"].__doc__ or ""
+    parser = argparse.ArgumentParser(description=doc.partition("\n")[0])
     parser.add_argument("--steps", type=int, default=8, help="timed steps")
     parser.add_argument("--warmup", type=int, default=2)
+    if threads:
+        parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--no-floor", action="store_true", help="skip the GEMM floor")
     args = parser.parse_args(argv)
     if args.steps <= 0 or args.warmup < 1:
         parser.error("--steps must be positive and --warmup at least 1")
     results = {"vocab": VOCAB, "units": UNITS, "bptt": BPTT, "batch": BATCH}
-    results.update(bench_framework(args.steps, args.warmup))
+    extra = (args.threads,) if threads else ()
+    results.update(bench(args.steps, args.warmup, *extra))
     if not args.no_floor:
-        results.update(bench_gemm_floor(max(3, args.steps // 2)))
-    _timing.emit("lstm_lm_step", results)
+        results.update(floor(max(3, args.steps // 2)))
+    _timing.emit(workload, results)
+
+
+def main(argv=None):
+    run_main(argv, "lstm_lm_step", bench_framework, bench_gemm_floor)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ step, the output layer; forward, input and weight gradients) in bare NumPy.
 Prints one JSON line.
 """
 
-import argparse
 import os
 import sys
 import time
@@ -159,14 +158,7 @@ def bench_framework(steps, warmup):
 
     results = lm.phase_summaries(_timing.measure(step, steps, warmup))
     results["step_cpu_ms"] = _timing.summary(cpu_times[warmup:], 1e3)
-    # Only the eval-mode loss is deterministic: training losses depend on
-    # each framework's dropout masks, so they are reported, not compared.
-    results["check"] = {"loss_eval": loss_eval}
-    results["train_losses"] = {
-        "first": losses[0],
-        "last": losses[-1],
-        "steps": len(losses),
-    }
+    results.update(lm.loss_report(loss_eval, losses))
     return results
 
 
@@ -197,44 +189,11 @@ def gemm_list():
 
 
 def bench_gemm_floor(repeats):
-    rng = numpy.random.RandomState(2)
-    shapes = gemm_list()
-    operands = [
-        (
-            count,
-            rng.standard_normal((m, k)).astype(numpy.float32),
-            rng.standard_normal((k, n)).astype(numpy.float32),
-        )
-        for count, (m, k, n) in shapes
-    ]
-    flops = sum(count * 2 * m * k * n for count, (m, k, n) in shapes)
-
-    def run():
-        for count, a, b in operands:
-            for _ in range(count):
-                numpy.matmul(a, b)
-
-    floor = _timing.summary(_timing.measure(run, repeats, warmup=1), 1e3)
-    return {
-        "gemm_floor_ms": floor,
-        "gemm_gflops_per_step": flops / 1e9,
-        "sgemm_gflop_s": flops / (floor["median"] / 1e3) / 1e9,
-    }
+    return lm.gemm_floor(gemm_list(), repeats)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=8, help="timed steps")
-    parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--no-floor", action="store_true", help="skip the GEMM floor")
-    args = parser.parse_args(argv)
-    if args.steps <= 0 or args.warmup < 1:
-        parser.error("--steps must be positive and --warmup at least 1")
-    results = {"vocab": lm.VOCAB, "units": lm.UNITS, "bptt": lm.BPTT, "batch": lm.BATCH}
-    results.update(bench_framework(args.steps, args.warmup))
-    if not args.no_floor:
-        results.update(bench_gemm_floor(max(3, args.steps // 2)))
-    _timing.emit("nstep_lstm_lm_step", results)
+    lm.run_main(argv, "nstep_lstm_lm_step", bench_framework, bench_gemm_floor)
 
 
 if __name__ == "__main__":

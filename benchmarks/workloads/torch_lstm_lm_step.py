@@ -13,7 +13,6 @@ Runs in the PyTorch virtualenv (``.bench/torch``); reports the same keys as
 ``lstm_lm_step.py``. Prints one JSON line.
 """
 
-import argparse
 import os
 import sys
 import time
@@ -120,32 +119,13 @@ def bench_torch(steps, warmup, threads):
         return t1 - t0, t2 - t1, t3 - t2
 
     results = lm.phase_summaries(_timing.measure(step, steps, warmup))
-    # Only the eval-mode loss is deterministic: training losses depend on
-    # each framework's dropout masks, so they are reported, not compared.
-    results["check"] = {"loss_eval": loss_eval}
-    results["train_losses"] = {
-        "first": losses[0],
-        "last": losses[-1],
-        "steps": len(losses),
-    }
+    results.update(lm.loss_report(loss_eval, losses))
     results["torch"] = torch.__version__
     return results
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=8, help="timed steps")
-    parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--no-floor", action="store_true", help="skip the GEMM floor")
-    args = parser.parse_args(argv)
-    if args.steps <= 0 or args.warmup < 1:
-        parser.error("--steps must be positive and --warmup at least 1")
-    results = {"vocab": lm.VOCAB, "units": lm.UNITS, "bptt": lm.BPTT, "batch": lm.BATCH}
-    results.update(bench_torch(args.steps, args.warmup, args.threads))
-    if not args.no_floor:
-        results.update(lm.bench_gemm_floor(max(3, args.steps // 2)))
-    _timing.emit("lstm_lm_step", results)
+    lm.run_main(argv, "lstm_lm_step", bench_torch, lm.bench_gemm_floor, threads=True)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _timing
 import mlp_step
+import trainer_step
 
 BATCH = 100
 N_TRAIN = 2000
@@ -89,21 +90,17 @@ def run_trainer(train, test, epochs, out):
         updater = training.updaters.StandardUpdater(train_iter, optimizer)
         trainer = training.Trainer(updater, (epochs, "epoch"), out=out)
         trainer.extend(extensions.Evaluator(test_iter, model))
-        trainer.extend(extensions.LogReport())
-        trainer.extend(
-            extensions.PrintReport(
-                [
-                    "epoch",
-                    "main/loss",
-                    "validation/main/loss",
-                    "main/accuracy",
-                    "validation/main/accuracy",
-                    "elapsed_time",
-                ],
-                out=io.StringIO(),
-            )
+        trainer_step.add_reports(
+            trainer,
+            [
+                "epoch",
+                "main/loss",
+                "validation/main/loss",
+                "main/accuracy",
+                "validation/main/accuracy",
+                "elapsed_time",
+            ],
         )
-        trainer.extend(extensions.ProgressBar(out=io.StringIO()))
         t0 = time.perf_counter()
         trainer.run()
         elapsed = time.perf_counter() - t0

@@ -79,28 +79,36 @@ def _run_trainer(train, test, epochs, out):
     trainer.extend(extensions.Evaluator(test_iter, model), trigger=rare)
     trainer.extend(extensions.snapshot(), trigger=rare)
     trainer.extend(extensions.observe_lr())
-    trainer.extend(extensions.LogReport())
-    trainer.extend(
-        extensions.PrintReport(
-            [
-                "epoch",
-                "iteration",
-                "main/loss",
-                "main/accuracy",
-                "validation/main/loss",
-                "validation/main/accuracy",
-                "lr",
-                "elapsed_time",
-            ],
-            out=io.StringIO(),
-        )
+    add_reports(
+        trainer,
+        [
+            "epoch",
+            "iteration",
+            "main/loss",
+            "main/accuracy",
+            "validation/main/loss",
+            "validation/main/accuracy",
+            "lr",
+            "elapsed_time",
+        ],
     )
-    trainer.extend(extensions.ProgressBar(out=io.StringIO()))
     t0 = time.perf_counter()
     trainer.run()
     elapsed = time.perf_counter() - t0
     log = trainer.get_extension("LogReport").log
     return elapsed, updater.iteration, float(log[-1]["main/loss"])
+
+
+def add_reports(trainer, entries):
+    """Extends ``trainer`` with the tutorials' reports, printing into StringIOs.
+
+    ``LogReport``, ``PrintReport`` of ``entries`` and ``ProgressBar``.
+    """
+    from chainer.training import extensions
+
+    trainer.extend(extensions.LogReport())
+    trainer.extend(extensions.PrintReport(entries, out=io.StringIO()))
+    trainer.extend(extensions.ProgressBar(out=io.StringIO()))
 
 
 def run_plain_loop(train, iterations):

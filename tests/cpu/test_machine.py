@@ -1,5 +1,7 @@
 """chainer_cpu._machine reads the cache sizes the machine reports."""
 
+import os
+
 from chainer_cpu import _machine
 
 
@@ -28,3 +30,12 @@ def test_cache_bytes_falls_back_when_unreported(tmp_path):
     root = str(tmp_path)
     assert _machine.cache_bytes(1, root) == _machine.FALLBACK_CACHE_BYTES[1]
     assert _machine.cache_bytes(2, root + "/missing") == 1 << 20
+
+
+def test_installed_libraries_lists_matching_files_of_installed_wheels():
+    paths = _machine.installed_libraries(
+        ("no-such-distribution", "numpy"), r"_multiarray_umath\..*\.(so|pyd)"
+    )
+    assert paths
+    assert all(os.path.isfile(p) for p in paths)
+    assert _machine.installed_libraries(("no-such-distribution",), r".*") == []

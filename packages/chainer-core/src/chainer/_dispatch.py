@@ -141,6 +141,19 @@ def kernels_of(node_class: type) -> dict:
 _loader = None
 
 
+def core_hook(key: tuple[str, str]):
+    """The function a plugin registered under one of core's hook keys, or None.
+
+    Core's hooks (``chainer.utils._parallel``'s ``engage`` and
+    ``describe_threads``, ``chainer.utils.gemm.matmul``) are looked up by
+    their ``("module:function", "numpy")`` key; the registry is loaded first
+    if it is still pending.
+    """
+    if _loader is not None:
+        _load_registry()
+    return kernels.get(key)
+
+
 def set_loader(load) -> None:
     """Makes the first kernel lookup call ``load()`` (once) before looking up.
 

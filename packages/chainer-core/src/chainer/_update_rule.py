@@ -322,16 +322,13 @@ class UpdateRule:
         """
         array = param.array
         if type(array) is numpy.ndarray or isinstance(array, numpy.ndarray):
+            kernel = None
             if _dispatch.kernel_cache:
-                by_backend = _dispatch.class_kernels.get(type(self))
-                if by_backend is None:
-                    by_backend = _dispatch.kernels_of(type(self))
-                kernel = by_backend.get("numpy") if by_backend else None
-                if kernel is not None:
-                    if param.grad is not None:
-                        kernel(self, param)
-                    return
-            self.update_core_cpu(param)
+                kernel = _dispatch.kernel_cache[type(self), "numpy"]
+            if kernel is None:
+                self.update_core_cpu(param)
+            elif param.grad is not None:
+                kernel(self, param)
             return
         if array is None and param.device.xp is numpy:
             # An uninitialized parameter goes where its data will live.
@@ -339,11 +336,9 @@ class UpdateRule:
             return
         kernel = None
         if _dispatch.kernel_cache and array is not None:
-            by_backend = _dispatch.class_kernels.get(type(self))
-            if by_backend is None:
-                by_backend = _dispatch.kernels_of(type(self))
-            if by_backend:
-                kernel = by_backend.get(function_node._backend_name(array))
+            kernel = _dispatch.kernel_cache[
+                type(self), function_node._backend_name(array)
+            ]
         with param.device:
             if kernel is None:
                 self.update_core_gpu(param)

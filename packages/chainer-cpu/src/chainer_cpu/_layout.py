@@ -55,19 +55,11 @@ def pad_batch_innermost(x, pad_lo, pad_hi, pval=0):
     inner = tuple(
         slice(lo, lo + size) for size, lo in zip(xt.shape[1:-1], pad_lo, strict=True)
     )
-    channels = xt.shape[0]
-    width = _parallel.width() if x.nbytes >= PARALLEL_COPY_BYTES else 1
-    width = min(width, channels)
-    if width <= 1:
-        buf[(slice(None), *inner, slice(None))] = xt
-        return buf
-    bounds = [channels * i // width for i in range(width + 1)]
 
-    def copy(i):
-        part = slice(bounds[i], bounds[i + 1])
-        buf[(part, *inner, slice(None))] = xt[part]
+    def copy(c0, c1):
+        buf[(slice(c0, c1), *inner, slice(None))] = xt[c0:c1]
 
-    _parallel.run(copy, width)
+    _parallel.by_ranges(copy, xt.shape[0], x.nbytes >= PARALLEL_COPY_BYTES)
     return buf
 
 

@@ -8,7 +8,9 @@ unreadable, the documented fallbacks are used.
 """
 
 import functools
+import importlib.metadata
 import os
+import re
 
 _CACHE_DIR = "/sys/devices/system/cpu/cpu0/cache"
 
@@ -57,3 +59,27 @@ def cache_bytes(level, root=_CACHE_DIR):
         if found_level == level and kind in ("Data", "Unified") and size > 0:
             return size
     return FALLBACK_CACHE_BYTES.get(level, 1 << 20)
+
+
+def installed_libraries(distributions, pattern):
+    r"""Paths of the shared libraries that installed wheels ship.
+
+    Args:
+        distributions (tuple of str): Distribution names, looked up in order.
+        pattern (str): Regular expression the whole lower-case file name must
+            match (``libdnnl\.so\.3(\.\d+)*``, for instance).
+
+    Returns:
+        list of str: Matching files of those distributions that are
+        installed, shortest path first (``libx.so.3`` before ``libx.so.3.2``).
+    """
+    paths = []
+    for name in distributions:
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for file in dist.files or ():
+            if re.fullmatch(pattern, file.name.lower()):
+                paths.append(os.path.normpath(str(dist.locate_file(file))))
+    return sorted(set(paths), key=len)

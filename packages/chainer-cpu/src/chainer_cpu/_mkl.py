@@ -11,13 +11,12 @@ Wherever any of that fails the result is None and :attr:`problem` says why.
 """
 
 import ctypes
-import importlib.metadata
-import os
 import re
 
 import numpy
 
 from chainer.utils import install_hint
+from chainer_cpu import _machine
 
 _ROW_MAJOR = 101
 _NO_TRANS = 111
@@ -36,18 +35,9 @@ problem = None
 def _library_paths():
     # libmkl_rt among the files of the installed ``mkl`` distribution (the
     # wheel puts it in the environment's lib folder, Library/bin on Windows).
-    try:
-        dist = importlib.metadata.distribution("mkl")
-    except importlib.metadata.PackageNotFoundError:
-        return []
-    paths = []
-    for file in dist.files or ():
-        name = file.name.lower()
-        if name.startswith(("libmkl_rt.", "mkl_rt.")) and (
-            ".so" in name or name.endswith((".dll", ".dylib"))
-        ):
-            paths.append(os.path.normpath(str(dist.locate_file(file))))
-    return paths
+    return _machine.installed_libraries(
+        ("mkl",), r"(lib)?mkl_rt\.(so(\.\d+)*|\d+\.dll|dll|\d*\.?dylib)"
+    )
 
 
 def library():

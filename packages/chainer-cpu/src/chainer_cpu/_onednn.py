@@ -25,15 +25,14 @@ usable). Wherever oneDNN is not used, :attr:`problem` says why.
 
 import collections
 import ctypes
-import importlib.metadata
 import os
-import re
 import threading
 import time
 
 import numpy
 
 from chainer.utils import install_hint
+from chainer_cpu import _machine
 from chainer_cpu import _parallel
 
 _ENV = "CHAINER_CPU_CONV"
@@ -88,18 +87,7 @@ class _Arg(ctypes.Structure):
 
 
 def _library_paths():
-    paths = []
-    for name in _DISTRIBUTIONS:
-        try:
-            dist = importlib.metadata.distribution(name)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        for file in dist.files or ():
-            lower = file.name.lower()
-            if re.fullmatch(_LIBRARY_NAMES, lower):
-                paths.append(os.path.normpath(str(dist.locate_file(file))))
-    # The versioned name first (libdnnl.so.3 before libdnnl.so.3.2: same file).
-    return sorted(set(paths), key=len)
+    return _machine.installed_libraries(_DISTRIBUTIONS, _LIBRARY_NAMES)
 
 
 def _load():
@@ -549,17 +537,10 @@ def _attr(lib):
     return attr
 
 
-def _forward_pd(lib, x_shape, w_shape, b_shape, y_shape, geometry, mds=None):
-    # A forward-training primitive descriptor on 'any' formats (the hint of
-    # the backward ones), or on the given memory descriptors.
+def _forward_pd(lib, mds, geometry):
+    # A forward-training primitive descriptor on the memory descriptors
+    # ``(src, weights, bias or None, dst)``.
     stride, dilate, pad_lo, pad_hi = geometry
-    if mds is None:
-        mds = (
-            _any_md(lib, x_shape),
-            _any_md(lib, w_shape),
-            None if b_shape is None else _any_md(lib, b_shape),
-            _any_md(lib, y_shape),
-        )
     pd = _handle()
     status = lib.dnnl_convolution_forward_primitive_desc_create(
         ctypes.byref(pd), lib.chainer_engine, _FORWARD_TRAINING, _CONVOLUTION_DIRECT,
@@ -628,13 +609,14 @@ def _batch_innermost(shape):
     return buf.transpose(nd + 1, *range(nd + 1))
 
 
-def forward(x, W, b, stride, pad, pad_hi, dilate, groups):
+def forward(x, W, b, out_size, stride, pad, pad_hi, dilate, groups):
     """The convolution of ``x`` by ``W`` (plus ``b``) on oneDNN.
 
     Args:
         x (numpy.ndarray): ``(n, c_I, *spatial)`` float32 input, any strides.
         W (numpy.ndarray): ``(c_O, c_I / groups, *ksize)`` float32 filters.
         b (numpy.ndarray or None): ``(c_O,)`` bias.
+        out_size (tuple of int): The output's spatial shape.
         stride, pad, pad_hi, dilate (tuple of int): Per-axis stride, padding
             before and after, and dilation.
         groups (int): Number of channel groups.
@@ -647,13 +629,6 @@ def forward(x, W, b, stride, pad, pad_hi, dilate, groups):
         Unsupported: oneDNN has no primitive for it.
     """
     lib = library()
-    ksize = W.shape[2:]
-    out_size = tuple(
-        (size + lo + hi - d * (k - 1) - 1) // s + 1
-        for size, lo, hi, d, k, s in zip(
-            x.shape[2:], pad, pad_hi, dilate, ksize, stride, strict=True
-        )
-    )
     y = _batch_innermost((x.shape[0], W.shape[0], *out_size))
     w_shape = _weights_shape(W.shape, groups)
     geometry = (stride, tuple(d - 1 for d in dilate), pad, pad_hi)
@@ -667,12 +642,12 @@ def forward(x, W, b, stride, pad, pad_hi, dilate, groups):
             _ARG_WEIGHTS: _user_md(lib, *w_layout),
             _ARG_DST: _user_md(lib, *y_layout),
         }
-        mds = [_any_md(lib, x.shape), _any_md(lib, w_shape), None]
-        mds.append(_any_md(lib, y.shape))
+        bias = None
         if b is not None:
             user[_ARG_BIAS] = _user_md(lib, *b_layout)
-            mds[2] = _any_md(lib, b.shape)
-        pd = _forward_pd(lib, None, None, None, None, geometry, mds)
+            bias = _any_md(lib, b.shape)
+        mds = (_any_md(lib, x.shape), _any_md(lib, w_shape), bias)
+        pd = _forward_pd(lib, (*mds, _any_md(lib, y.shape)), geometry)
         try:
             return _Plan(lib, pd, user, {_ARG_DST})
         finally:
@@ -768,7 +743,8 @@ def _backward(kind, make_pd, src_shape, w_shape, dst_shape, geometry, arrays):
     key = (kind, tuple(layouts.items()), geometry)
 
     def build():
-        hint = _forward_pd(lib, src_shape, w_shape, None, dst_shape, geometry)
+        mds = (_any_md(lib, src_shape), _any_md(lib, w_shape), None)
+        hint = _forward_pd(lib, (*mds, _any_md(lib, dst_shape)), geometry)
         pd = _handle()
         try:
             conv = tuple(_dims(values) for values in geometry)

@@ -464,6 +464,20 @@ def busy():
     return team is not None and team.lock.locked()
 
 
+def by_ranges(fn, count, parallel=True):
+    """Runs ``fn(start, stop)`` over contiguous ranges covering ``range(count)``.
+
+    One range per thread of the team when ``parallel`` (the caller's size
+    threshold) holds, else one range on the calling thread.
+    """
+    threads = min(width() if parallel else 1, count)
+    if threads <= 1:
+        fn(0, count)
+        return
+    bounds = [count * i // threads for i in range(threads + 1)]
+    run(lambda i: fn(bounds[i], bounds[i + 1]), threads)
+
+
 def run(fn, count):
     """Calls ``fn(i)`` for ``i`` in ``range(count)`` on the team's threads.
 

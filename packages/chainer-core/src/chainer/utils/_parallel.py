@@ -49,7 +49,7 @@ def engage():
     if not _state["retention_applied"]:
         _state["retention_applied"] = True
         _host_memory.configure_from_environment()
-    plugin_engage = _plugin_hook(ENGAGE_KEY)
+    plugin_engage = _dispatch.core_hook(ENGAGE_KEY)
     if plugin_engage is not None:
         plugin_engage()
 
@@ -61,14 +61,7 @@ def describe_threads():
         str: The registered plugin's report, or a note that no plugin runs
         NumPy kernels on a thread team.
     """
-    describe = _plugin_hook(DESCRIBE_KEY)
+    describe = _dispatch.core_hook(DESCRIBE_KEY)
     if describe is None:
         return "no thread team (the chainer-cpu plugin is not loaded)"
     return describe()
-
-
-def _plugin_hook(key):
-    # The registry may not be loaded yet (no op has run): load it first.
-    if _dispatch._loader is not None:
-        _dispatch._load_registry()
-    return _dispatch.kernels.get(key)

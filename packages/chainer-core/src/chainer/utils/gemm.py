@@ -32,9 +32,7 @@ def matmul(a, b, out=None):
         :ref:`ndarray`: The product (``out`` where given).
     """
     if type(a) is numpy.ndarray:
-        if _dispatch._loader is not None:
-            _dispatch._load_registry()
-        fn = _dispatch.kernels.get(KEY)
+        fn = _dispatch.core_hook(KEY)
         if fn is not None:
             return fn(a, b, out=out)
         return numpy.matmul(a, b, out=out)

@@ -379,14 +379,16 @@ def convolution(node, inputs):
     if geometry is None:
         y, node.patches = own()
         return (y,)
-    dilate, pad_hi = geometry
+    dilate, out_size, pad_hi = geometry
     key = (
         "forward", x.shape, x.strides, W.shape, b is None, node.stride, node.pad,
         pad_hi, dilate, node.groups, keep_col,
     )  # fmt: skip
 
     def onednn():
-        y = _onednn.forward(x, W, b, node.stride, node.pad, pad_hi, dilate, node.groups)
+        y = _onednn.forward(
+            x, W, b, out_size, node.stride, node.pad, pad_hi, dilate, node.groups
+        )
         return y, None
 
     y, node.patches = _onednn.pick(key, onednn, own)
@@ -416,7 +418,7 @@ def convolution_grad_weight(node, inputs):
     if geometry is None:
         gW = own()
     else:
-        dilate, pad_hi = geometry
+        dilate, _, pad_hi = geometry
         key = (
             "backward_weights", x.shape, x.strides, gy.shape, gy.strides,
             tuple(node.W_shape), node.stride, node.pad, pad_hi, dilate,
@@ -438,15 +440,15 @@ def _dilation(dilate, nd):
 
 
 def _onednn_geometry(node, x, w_shape):
-    # (dilate, pad_hi) of a float32 convolution by filters of ``w_shape``
-    # that oneDNN can run (see chainer_cpu._onednn), or None.
+    # (dilate, out_size, pad_hi) of a float32 convolution by filters of
+    # ``w_shape`` that oneDNN can run (see chainer_cpu._onednn), or None.
     if x.dtype != numpy.float32 or not 3 <= x.ndim <= 5 or 0 in w_shape:
         return None
     ksize = tuple(w_shape[2:])
     dilate = _dilation(node.dilate, len(ksize))
-    _, pad_hi = _layout.output_geometry(
+    out_size, pad_hi = _layout.output_geometry(
         x, ksize, node.stride, node.pad, node.cover_all, dilate
     )
     if not _onednn.applies(x, pad_hi):
         return None
-    return dilate, pad_hi
+    return dilate, out_size, pad_hi

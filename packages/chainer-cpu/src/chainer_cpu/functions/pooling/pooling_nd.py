@@ -222,10 +222,4 @@ def by_channels(fn, channels, nbytes):
     One range (the calling thread) below ``PARALLEL_BYTES`` or without a
     team; else one contiguous range of channels per thread.
     """
-    width = _parallel.width() if nbytes >= PARALLEL_BYTES else 1
-    width = min(width, channels)
-    if width <= 1:
-        fn(0, channels)
-        return
-    bounds = [channels * i // width for i in range(width + 1)]
-    _parallel.run(lambda i: fn(bounds[i], bounds[i + 1]), width)
+    _parallel.by_ranges(fn, channels, nbytes >= PARALLEL_BYTES)

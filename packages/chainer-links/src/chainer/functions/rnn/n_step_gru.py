@@ -22,7 +22,7 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
         g = gemm.matmul(x, w_x.T)
         g += xp.concatenate((b[2], b[0] + b[3], b[1] + b[4]))
         b5 = b[5]
-        w_h_t = xp.ascontiguousarray(w_h.T)
+        w_h_t = w_h.T
         h = h0.copy()
         h_prev = xp.empty((len(x), n), x.dtype)
         hn_all = xp.empty_like(h_prev)  # W5 h + b5, which r scales

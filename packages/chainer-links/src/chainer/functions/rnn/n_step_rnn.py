@@ -440,7 +440,7 @@ class NStepRNN(BaseNStepRNN):
         w_x, w_h = w
         g = gemm.matmul(x, w_x.T)
         g += b[0] + b[1]
-        w_h_t = xp.ascontiguousarray(w_h.T)
+        w_h_t = w_h.T
         h = h0.copy()
         h_prev = xp.empty((len(x), h.shape[1]), x.dtype)
         relu_act = self.activation == "relu"
