@@ -133,18 +133,20 @@ def test_other_layouts_give_c_order(cpu_plugin, layout, pad):
     assert x.grad.flags.c_contiguous
 
 
+@pytest.mark.parametrize("gy_layout", _LAYOUTS)
 @pytest.mark.parametrize("pad", [0, 1])
-def test_batch_innermost_input_keeps_its_layout(cpu_plugin, pad):
+def test_batch_innermost_input_keeps_its_layout(cpu_plugin, pad, gy_layout):
     # NumPy convolution outputs lie in memory as (c, h, w, n); pooling keeps
     # that order for its output and its input gradient, with the values of
-    # a C-order input.
+    # a C-order input, whatever the order of the output gradient (a linear
+    # layer after the pooling gives a C-order one).
     x = _as_layout(_distinct((5, 3, 6, 8), numpy.float32), "batch_innermost")
     xv = chainer.Variable(x)
     h = xv * 1  # an inner node: its gradient is stored as computed
     assert _layout.is_batch_innermost(h.array)
     y = F.max_pooling_2d(h, 3, 2, pad=pad)
     assert _layout.is_batch_innermost(y.array)
-    gy = _distinct(y.shape, numpy.float32, seed=3)
+    gy = _as_layout(_distinct(y.shape, numpy.float32, seed=3), gy_layout)
     y.grad = gy
     y.backward(retain_grad=True)
     assert _layout.is_batch_innermost(h.grad)

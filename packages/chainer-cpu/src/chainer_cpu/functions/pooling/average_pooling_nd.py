@@ -57,5 +57,5 @@ def average_pooling_grad(node, inputs):
         part = (slice(None), slice(c0, c1))
         pooling_nd.spread_windows(g[part], slices, buf[part], disjoint)
 
-    pooling_nd.by_channels(spread, g.shape[1], g.nbytes)
+    pooling_nd.by_channels(spread, g.shape[1], buf.nbytes)
     return (pooling_nd.crop(buf, p.pad, p.in_size),)

@@ -56,13 +56,16 @@ def max_pooling_grad(node, inputs):
     p = node.mpool
     idx = p.compact_indexes()
     slices, shape, disjoint = pooling_nd.geometry(p, gy.shape[:2])
-    buf = pooling_nd.alloc(
-        shape, gy.dtype, slices, disjoint, pooling_nd.is_batch_innermost(idx)
-    )
+    batch_innermost = pooling_nd.is_batch_innermost(idx)
+    # The passes below run over gy and idx together: in two memory orders
+    # they run 3.6x slower (LeNet's second pooling layer, whose gy comes
+    # C-ordered from the linear layer after it) than after this small copy.
+    gy = pooling_nd.in_order(gy, batch_innermost)
+    buf = pooling_nd.alloc(shape, gy.dtype, slices, disjoint, batch_innermost)
 
     def scatter(c0, c1):
         part = (slice(None), slice(c0, c1))
         pooling_nd.scatter_windows(gy[part], idx[part], slices, buf[part], disjoint)
 
-    pooling_nd.by_channels(scatter, gy.shape[1], gy.nbytes)
+    pooling_nd.by_channels(scatter, gy.shape[1], buf.nbytes)
     return (pooling_nd.crop(buf, p.pad, p.in_size),)

@@ -20,8 +20,9 @@ from chainer.utils import conv
 from chainer_cpu import _layout
 from chainer_cpu import _parallel
 
-#: From this many bytes of gradient, the window scatter is split by channel
-#: among the CPU team's threads.
+#: From this many bytes of input gradient, the window scatter is split by
+#: channel among the CPU team's threads (LeNet's first pooling layer, 2.9 MB:
+#: 1.0 -> 0.73 ms on two vCPUs).
 PARALLEL_BYTES = 1 << 20
 
 
@@ -35,6 +36,16 @@ def is_batch_innermost(x):
     if x.shape[0] < 2 or x.strides[0] != x.itemsize:
         return False
     return x.transpose(_batch_last(x.ndim)).flags.c_contiguous
+
+
+def in_order(x, batch_innermost):
+    """``x`` ``(n, c, *spatial)`` batch-innermost or C-contiguous (copied if not)."""
+    if batch_innermost and x.shape[0] > 1:
+        if is_batch_innermost(x):
+            return x
+        nd = x.ndim - 2
+        return _layout.as_batch_innermost(x).transpose(nd + 1, 0, *range(1, nd + 1))
+    return numpy.ascontiguousarray(x)
 
 
 @functools.lru_cache(maxsize=8)
