@@ -6,8 +6,10 @@ ships oneMKL's single dynamic library ``libmkl_rt`` and no Python module.
 its sequential threading layer (the threads that run MKL's GEMMs are
 chainer-cpu's team, see :mod:`chainer_cpu._gemm`, so that no third thread
 pool competes with OpenBLAS's and the team's for the cores), checks its
-``cblas_?gemm`` against ``numpy.matmul`` once and returns a caller for it.
-Wherever any of that fails the result is None and :attr:`problem` says why.
+``cblas_?gemm`` against ``numpy.matmul`` once and returns a caller for it
+(:func:`axpby_function` does the same for ``cblas_?axpby``, which the SGD
+kernels use). Wherever any of that fails the result is None and
+:attr:`problem` says why.
 """
 
 import ctypes
@@ -149,6 +151,49 @@ def _find(dtype):
         problem = f"cblas_{letter}gemm of {lib._name} disagrees with numpy.matmul"
         return None
     return gemm
+
+
+def axpby_function(dtype):
+    """Returns MKL's ``cblas_?axpby`` for ``dtype`` (float32 or float64), or None.
+
+    The caller is ``axpby(n, a, x, b, y)`` with data pointers ``x`` and ``y``
+    (ints) of ``n`` contiguous elements of ``dtype``: ``y = a * x + b * y``
+    in one pass over both, on the calling thread. ``n`` must fit the 32-bit
+    interface (:data:`INT_MAX`). The multiply-adds may be fused, so results
+    can differ from NumPy's two roundings by one unit in the last place.
+    """
+    dtype = numpy.dtype(dtype)
+    key = ("axpby", dtype)
+    if key not in _cache:
+        _cache[key] = _find_axpby(dtype)
+    return _cache[key]
+
+
+def _find_axpby(dtype):
+    global problem
+    letter = {numpy.dtype(numpy.float32): "s", numpy.dtype(numpy.float64): "d"}.get(
+        dtype
+    )
+    lib = library() if letter is not None else None
+    if lib is None:
+        return None
+    fn = getattr(lib, f"cblas_{letter}axpby")
+    real = ctypes.c_float if letter == "s" else ctypes.c_double
+    fn.argtypes = (ctypes.c_int, real, ctypes.c_void_p, ctypes.c_int, real)
+    fn.argtypes += (ctypes.c_void_p, ctypes.c_int)
+    fn.restype = None
+
+    def axpby(n, a, x, b, y):
+        fn(n, a, x, 1, b, y, 1)
+
+    rng = numpy.random.RandomState(0)
+    x, y = rng.standard_normal((2, 37)).astype(dtype)
+    expected = 0.5 * x - 2.0 * y
+    axpby(37, 0.5, x.ctypes.data, -2.0, y.ctypes.data)
+    if not numpy.allclose(y, expected, rtol=1e-5, atol=1e-5):
+        problem = f"cblas_{letter}axpby of {lib._name} disagrees with NumPy"
+        return None
+    return axpby
 
 
 def _verified(gemm, dtype):

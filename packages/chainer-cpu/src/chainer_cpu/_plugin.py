@@ -101,6 +101,11 @@ _KERNEL_TABLE = (
     ),
     # optimizers (chainer_cpu/optimizers/): update rules, kernel(rule, param).
     ("chainer.optimizers.adam:AdamRule", f"{_FAST}.optimizers.adam:adam"),
+    ("chainer.optimizers.sgd:SGDRule", f"{_FAST}.optimizers.sgd:sgd"),
+    (
+        "chainer.optimizers.momentum_sgd:MomentumSGDRule",
+        f"{_FAST}.optimizers.sgd:momentum_sgd",
+    ),
     # chainer-core's CPU hook (see chainer.utils._parallel in chainer-core):
     # the set-up of a NumPy training step, and print_runtime_info's line.
     (f"{_CORE_CPU}:engage", f"{_FAST}._parallel:engage"),
