@@ -39,6 +39,17 @@ def _check_unary(in_types):
     type_check.expect(in_types.size() == 1)
 
 
+_runs_directly = function_node._runs_directly
+_direct_output = function_node._direct_output
+
+
+def _neg(gy):
+    # neg(gy) inside a backward pass.
+    if _runs_directly(Neg, gy._data):
+        return _direct_output(-gy._data, gy._requires_grad)
+    return neg(gy)
+
+
 def _sum_to(g, shape):
     if g is None or g.shape == shape:
         return g
@@ -58,7 +69,7 @@ class Neg(function_node.FunctionNode):
         return (-inputs[0],)
 
     def backward(self, indexes, grad_outputs):
-        return (neg(grad_outputs[0]),)
+        return (_neg(grad_outputs[0]),)
 
 
 class Absolute(function_node.FunctionNode):
@@ -134,7 +145,7 @@ class Sub(function_node.FunctionNode):
         (gy,) = grad_outputs
         nodes = self.inputs
         return tuple(
-            _sum_to(gy if i == 0 else neg(gy), nodes[i].shape) for i in indexes
+            _sum_to(gy if i == 0 else _neg(gy), nodes[i].shape) for i in indexes
         )
 
 
@@ -173,9 +184,16 @@ class Mul(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
         x0, x1 = self.get_retained_inputs()
+        direct = _runs_directly(Mul, gy._data, x0._data, x1._data)
         ret = []
         for i in indexes:
-            g = gy * (x1 if i == 0 else x0)
+            other = x1 if i == 0 else x0
+            if direct:
+                g = _direct_output(
+                    gy._data * other._data, gy._requires_grad or other._requires_grad
+                )
+            else:
+                g = gy * other
             ret.append(_sum_to(g, (x0 if i == 0 else x1).shape))
         return tuple(ret)
 
@@ -196,7 +214,10 @@ class MulConstant(function_node.FunctionNode):
         return (inputs[0] * self.value,)
 
     def backward(self, indexes, grad_outputs):
-        return (mul_constant(grad_outputs[0], self.value),)
+        (gy,) = grad_outputs
+        if _runs_directly(MulConstant, gy._data):
+            return (_direct_output(gy._data * self.value, gy._requires_grad),)
+        return (mul_constant(gy, self.value),)
 
 
 class Div(function_node.FunctionNode):
@@ -215,6 +236,20 @@ class Div(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
         x0, x1 = self.get_retained_inputs()
+        if _runs_directly((Div, Neg, Mul), gy._data, x0._data, x1._data):
+            # The operations below, on the arrays.
+            requires_grad = gy._requires_grad or x1._requires_grad
+            g0 = gy._data / x1._data
+            ret = []
+            for i in indexes:
+                if i == 0:
+                    g = _direct_output(g0, requires_grad)
+                    ret.append(_sum_to(g, x0.shape))
+                else:
+                    g1 = -g0 * x0._data / x1._data
+                    g = _direct_output(g1, requires_grad or x0._requires_grad)
+                    ret.append(_sum_to(g, x1.shape))
+            return tuple(ret)
         gx0 = gy / x1
         ret = []
         for i in indexes:
