@@ -185,21 +185,22 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
                 and type(func).backward_accumulate is _default_accumulate
             ):
                 # The fast path: no hooks, no debug checks, plain backward. A
-                # single gradient that is a Variable of its input's shape and
-                # dtype (or None) needs no more checks; all else gets them.
+                # tuple of one gradient per target, each a Variable of its
+                # input's shape and dtype (or None), needs no more checks;
+                # all else gets them.
                 accumulate = False
                 gxs = func.backward(target_indexes, out_grads)
-                if len(target_indexes) == 1 and type(gxs) is tuple and len(gxs) == 1:
-                    gx = gxs[0]
-                    node = inputs[target_indexes[0]]
-                else:
-                    gx = node = _UNCHECKED
-                if gx is not None and (
-                    type(gx) is not _Variable
-                    or gx._data.shape != node.shape
-                    or gx._data.dtype is not node.dtype
-                ):
+                if type(gxs) is not tuple or len(gxs) != len(target_indexes):
                     gxs = _check_grads(func, gxs, target_indexes)
+                else:
+                    for i, gx in zip(target_indexes, gxs):  # noqa: B905
+                        if gx is not None and (
+                            type(gx) is not _Variable
+                            or gx._data.shape != inputs[i].shape
+                            or gx._data.dtype is not inputs[i].dtype
+                        ):
+                            gxs = _check_grads(func, gxs, target_indexes)
+                            break
             else:
                 accumulate = type(func).backward_accumulate is not _default_accumulate
                 gxs = _backward_node(
@@ -242,8 +243,6 @@ def _propagate(outputs, grad_outputs, retain_grad, loss_scale, targets, summed):
                 ready = None
 
 
-# What backward returned when it is not one gradient (see _propagate).
-_UNCHECKED = object()
 _FIRST = (0,)
 # Target indexes of a two-input node by requires_grad of input 0 + 2 * input 1.
 _OF_TWO = ((), _FIRST, (1,), (0, 1))
