@@ -122,16 +122,29 @@ def gemm_function(dtype):
     return _cache[dtype]
 
 
-def _find(dtype):
-    global problem
-    letter = {numpy.dtype(numpy.float32): "s", numpy.dtype(numpy.float64): "d"}.get(
-        dtype
-    )
+_LETTERS = {numpy.dtype(numpy.float32): "s", numpy.dtype(numpy.float64): "d"}
+
+
+def _routine(dtype, name):
+    # (cblas_?<name> for dtype, the ctypes type of its reals), or None.
+    letter = _LETTERS.get(dtype)
     lib = library() if letter is not None else None
     if lib is None:
         return None
-    fn = getattr(lib, f"cblas_{letter}gemm")
     real = ctypes.c_float if letter == "s" else ctypes.c_double
+    return getattr(lib, f"cblas_{letter}{name}"), real
+
+
+def _disagrees(fn, reference):
+    global problem
+    problem = f"{fn.__name__} of {library()._name} disagrees with {reference}"
+
+
+def _find(dtype):
+    found = _routine(dtype, "gemm")
+    if found is None:
+        return None
+    fn, real = found
     integer = ctypes.c_int
     ptr = ctypes.c_void_p
     fn.argtypes = (
@@ -148,7 +161,7 @@ def _find(dtype):
         )  # fmt: skip
 
     if not _verified(gemm, dtype):
-        problem = f"cblas_{letter}gemm of {lib._name} disagrees with numpy.matmul"
+        _disagrees(fn, "numpy.matmul")
         return None
     return gemm
 
@@ -170,15 +183,10 @@ def axpby_function(dtype):
 
 
 def _find_axpby(dtype):
-    global problem
-    letter = {numpy.dtype(numpy.float32): "s", numpy.dtype(numpy.float64): "d"}.get(
-        dtype
-    )
-    lib = library() if letter is not None else None
-    if lib is None:
+    found = _routine(dtype, "axpby")
+    if found is None:
         return None
-    fn = getattr(lib, f"cblas_{letter}axpby")
-    real = ctypes.c_float if letter == "s" else ctypes.c_double
+    fn, real = found
     fn.argtypes = (ctypes.c_int, real, ctypes.c_void_p, ctypes.c_int, real)
     fn.argtypes += (ctypes.c_void_p, ctypes.c_int)
     fn.restype = None
@@ -191,7 +199,7 @@ def _find_axpby(dtype):
     expected = 0.5 * x - 2.0 * y
     axpby(37, 0.5, x.ctypes.data, -2.0, y.ctypes.data)
     if not numpy.allclose(y, expected, rtol=1e-5, atol=1e-5):
-        problem = f"cblas_{letter}axpby of {lib._name} disagrees with NumPy"
+        _disagrees(fn, "NumPy")
         return None
     return axpby
 
