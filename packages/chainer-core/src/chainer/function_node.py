@@ -83,6 +83,8 @@ def _runs_directly(cls, *arrays):
     if _fh_local.__dict__.get("function_hooks"):
         return False
     if _kernel_overrides:
+        # As in apply: the per-class table first (a plain dict lookup; the
+        # kernel_cache[cls, backend] view costs a __missing__ call each time).
         for c in cls if type(cls) is tuple else (cls,):
             by_backend = _class_kernels.get(c)
             if by_backend is None:

@@ -72,8 +72,7 @@ def _python_numbers(*values):
     return all(type(value) in (float, int) for value in values)
 
 
-def _blocks(size, itemsize):
-    block = block_elements(itemsize)
+def _blocks(size, block):
     return [(start, min(start + block, size)) for start in range(0, size, block)]
 
 
@@ -97,8 +96,9 @@ def sgd(rule, param):
     if not _python_numbers(lr):
         rule.update_core_cpu(param)
         return
-    scratch = numpy.empty(block_elements(data.itemsize), data.dtype)
-    for start, stop in _blocks(data.size, data.itemsize):
+    block = block_elements(data.itemsize)
+    scratch = numpy.empty(block, data.dtype)
+    for start, stop in _blocks(data.size, block):
         t = _multiply(grad[start:stop], lr, out=scratch[: stop - start])
         d = data[start:stop]
         _subtract(d, t, out=d)
@@ -126,8 +126,9 @@ def momentum_sgd(rule, param):
     if not _python_numbers(lr, momentum):
         rule.update_core_cpu(param)
         return
-    scratch = numpy.empty(block_elements(data.itemsize), data.dtype)
-    for start, stop in _blocks(data.size, data.itemsize):
+    block = block_elements(data.itemsize)
+    scratch = numpy.empty(block, data.dtype)
+    for start, stop in _blocks(data.size, block):
         vb, db = v[start:stop], data[start:stop]
         vb *= momentum
         vb -= _multiply(grad[start:stop], lr, out=scratch[: stop - start])

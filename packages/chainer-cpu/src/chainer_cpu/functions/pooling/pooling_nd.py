@@ -220,11 +220,7 @@ def crop(buf, pad_lo, size):
         slice(None),
         *tuple(slice(p, p + n) for p, n in zip(pad_lo, size, strict=True)),
     )
-    if is_batch_innermost(buf):
-        nd = buf.ndim - 2
-        part = _layout.as_batch_innermost(buf[key])
-        return part.transpose(nd + 1, 0, *range(1, nd + 1))
-    return numpy.ascontiguousarray(buf[key])
+    return in_order(buf[key], is_batch_innermost(buf))
 
 
 def by_channels(fn, channels, nbytes):
