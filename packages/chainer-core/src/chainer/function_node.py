@@ -83,15 +83,20 @@ def _runs_directly(cls, *arrays):
     if _fh_local.__dict__.get("function_hooks"):
         return False
     if _kernel_overrides:
-        # As in apply: the per-class table first (a plain dict lookup; the
-        # kernel_cache[cls, backend] view costs a __missing__ call each time).
         for c in cls if type(cls) is tuple else (cls,):
-            by_backend = _class_kernels.get(c)
-            if by_backend is None:
-                by_backend = _dispatch.kernels_of(c)
-            if by_backend and "numpy" in by_backend:
+            if _overrides_numpy(c):
                 return False
     return True
+
+
+def _overrides_numpy(cls):
+    # Whether a plugin registered a NumPy kernel for node class cls. As in
+    # apply: the per-class table (a plain dict lookup; the kernel_cache[cls,
+    # backend] view costs a __missing__ call each time).
+    by_backend = _class_kernels.get(cls)
+    if by_backend is None:
+        by_backend = _dispatch.kernels_of(cls)
+    return bool(by_backend) and "numpy" in by_backend
 
 
 def _direct_output(y, requires_grad):
@@ -99,6 +104,117 @@ def _direct_output(y, requires_grad):
     if type(y) is not _ndarray:
         y = _as_output_array(y)
     return _make_variable(y, requires_grad)
+
+
+def _apply_checked_pair(node, lhs, rhs):
+    """``node.apply((lhs, rhs))[0]`` for two Variables, with less bookkeeping.
+
+    For the arithmetic operators of Variable (``x * y`` and the like), whose
+    node has one output and a type check that accepts two arrays of one dtype
+    and shape. When both variables hold such NumPy arrays and ``apply`` would
+    take its plain path (no debug mode, no function hook, no NumPy kernel
+    override of the node's class), this runs ``forward`` and records the graph
+    exactly as ``apply`` does, without its generic input loop and checks
+    (about a third of an operator's cost); any other case goes to ``apply``.
+    The graph recording is ``FunctionNode._record_graph`` written out for two
+    inputs and one output (a call and its loops cost 10 % of an operator):
+    keep the three in step.
+    """
+    a = lhs._data
+    b = rhs._data
+    if (
+        type(a) is _ndarray
+        and type(b) is _ndarray
+        and a.dtype is b.dtype
+        and a.shape == b.shape
+    ):
+        backprop = _plain_backprop(node)
+        if backprop is not None:
+            y = node.forward((a, b))[0]
+            if type(y) is not _ndarray:
+                y = _as_output_array(y)
+            requires_grad = lhs._requires_grad or rhs._requires_grad
+            if not backprop:
+                return _make_variable(y, requires_grad)
+            ln = lhs._node
+            rn = rhs._node
+            node.inputs = (ln, rn)
+            rank = ln.rank
+            if rn.rank > rank:
+                rank = rn.rank
+            node.rank = rank
+            out = _make_output(y, node, rank + 1)
+            node.outputs = (_weakref(out._node),)
+            if node._input_indexes_to_retain is not None:
+                for i in node._input_indexes_to_retain:
+                    if i:
+                        rn.data = b
+                    else:
+                        ln.data = a
+            if node._output_indexes_to_retain is not None:
+                out._node.data = y
+                node._retained_output_data = (y,)
+            if not requires_grad:
+                out._requires_grad = out._node._requires_grad = False
+            return out
+    return node.apply((lhs, rhs))[0]
+
+
+def _apply_unchecked(node, x):
+    """``node.apply((x,))[0]`` for one Variable, with less bookkeeping.
+
+    For nodes with one output whose type check accepts any single input (the
+    Variable-and-constant operators, ``x * 0.5``); see
+    :func:`_apply_checked_pair`.
+    """
+    a = x._data
+    if type(a) is _ndarray:
+        backprop = _plain_backprop(node)
+        if backprop is not None:
+            y = node.forward((a,))[0]
+            if type(y) is not _ndarray:
+                y = _as_output_array(y)
+            if not backprop:
+                return _make_variable(y, x._requires_grad)
+            xn = x._node
+            node.inputs = (xn,)
+            rank = node.rank = xn.rank
+            out = _make_output(y, node, rank + 1)
+            node.outputs = (_weakref(out._node),)
+            if node._input_indexes_to_retain is not None:
+                xn.data = a
+            if node._output_indexes_to_retain is not None:
+                out._node.data = y
+                node._retained_output_data = (y,)
+            if not x._requires_grad:
+                out._requires_grad = out._node._requires_grad = False
+            return out
+    return node.apply((x,))[0]
+
+
+def _plain_backprop(node):
+    # enable_backprop when apply would take its plain path for node on NumPy
+    # arrays (no debug mode, no function hook, no NumPy kernel override of
+    # its class), else None.
+    local = _cfg_local.__dict__
+    if local:
+        if local.get("debug", _cfg_global.debug):
+            return None
+        backprop = local.get("enable_backprop", _cfg_global.enable_backprop)
+    elif _cfg_global.debug:
+        return None
+    else:
+        backprop = _cfg_global.enable_backprop
+    if _fh_local.__dict__.get("function_hooks"):
+        return None
+    if _kernel_overrides:
+        # _overrides_numpy(type(node)) written out: a call is 2 % of an op.
+        by_backend = _class_kernels.get(type(node))
+        if by_backend is None:
+            by_backend = _dispatch.kernels_of(type(node))
+        if by_backend and "numpy" in by_backend:
+            return None
+    return backprop
 
 
 def _grads_of_targets(func, gxs, target_indexes):

@@ -41,6 +41,8 @@ def _check_unary(in_types):
 
 _runs_directly = function_node._runs_directly
 _direct_output = function_node._direct_output
+_apply_checked_pair = function_node._apply_checked_pair
+_apply_unchecked = function_node._apply_unchecked
 
 
 def _neg(gy):
@@ -54,6 +56,25 @@ def _sum_to(g, shape):
     if g is None or g.shape == shape:
         return g
     return array_ops.sum_to(g, shape)
+
+
+def _to_input_shapes(g0, g1, nodes, indexes):
+    # (g0 summed to input 0's shape, g1 to input 1's) for the target indexes
+    # of a two-input elementwise node; written out, as this runs per op.
+    if g0 is None:
+        return (None,) * len(indexes)
+    shape = g0._data.shape
+    if len(indexes) == 2:
+        s0 = nodes[0].shape
+        s1 = nodes[1].shape
+        if s0 == shape and s1 == shape:
+            return (g0, g1)
+        return (_sum_to(g0, s0), _sum_to(g1, s1))
+    if indexes[0] == 0:
+        s0 = nodes[0].shape
+        return (g0 if s0 == shape else array_ops.sum_to(g0, s0),)
+    s1 = nodes[1].shape
+    return (g1 if s1 == shape else array_ops.sum_to(g1, s1),)
 
 
 class Neg(function_node.FunctionNode):
@@ -106,8 +127,7 @@ class Add(function_node.FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
-        nodes = self.inputs
-        return tuple(_sum_to(gy, nodes[i].shape) for i in indexes)
+        return _to_input_shapes(gy, gy, self.inputs, indexes)
 
 
 class AddConstant(function_node.FunctionNode):
@@ -143,10 +163,9 @@ class Sub(function_node.FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
-        nodes = self.inputs
-        return tuple(
-            _sum_to(gy if i == 0 else _neg(gy), nodes[i].shape) for i in indexes
-        )
+        if gy is not None and indexes[-1] == 1:
+            return _to_input_shapes(gy, _neg(gy), self.inputs, indexes)
+        return _to_input_shapes(gy, gy, self.inputs, indexes)
 
 
 class SubFromConstant(function_node.FunctionNode):
@@ -183,19 +202,27 @@ class Mul(function_node.FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         (gy,) = grad_outputs
+        n0, n1 = self.inputs
+        if _runs_directly(Mul, gy._data, n0.data, n1.data):
+            # gy * other on the retained arrays; the input nodes say whether
+            # the inputs require a gradient.
+            ret = []
+            for i in indexes:
+                if i == 0:
+                    other, node = n1, n0
+                else:
+                    other, node = n0, n1
+                g = gy._data * other.data
+                v = _direct_output(g, gy._requires_grad or other._requires_grad)
+                ret.append(v if g.shape == node.shape else _sum_to(v, node.shape))
+            return tuple(ret)
         x0, x1 = self.get_retained_inputs()
-        direct = _runs_directly(Mul, gy._data, x0._data, x1._data)
-        ret = []
-        for i in indexes:
-            other = x1 if i == 0 else x0
-            if direct:
-                g = _direct_output(
-                    gy._data * other._data, gy._requires_grad or other._requires_grad
-                )
-            else:
-                g = gy * other
-            ret.append(_sum_to(g, (x0 if i == 0 else x1).shape))
-        return tuple(ret)
+        return tuple(
+            [
+                _sum_to(gy * x1, x0.shape) if i == 0 else _sum_to(gy * x0, x1.shape)
+                for i in indexes
+            ]
+        )
 
 
 class MulConstant(function_node.FunctionNode):
@@ -641,20 +668,23 @@ def matmul(a, b):
 def _make_binary(var_op, const_op, reverse_const_op):
     # Checks are ordered by frequency: Variable operands first, then Python
     # scalars, then arrays; the ABC check for other numbers comes last.
+    # Every node class here checks its inputs with _check_binary (two) or
+    # _check_unary (one), the checks _apply_checked_pair / _apply_unchecked
+    # stand for.
     def forward_op(self, other):
         if isinstance(other, _Variable):
-            return var_op().apply((self, other))[0]
+            return _apply_checked_pair(var_op(), self, other)
         if type(other) in _FAST_SCALARS or _is_scalar(other):
-            return const_op(_const(self, other)).apply((self,))[0]
+            return _apply_unchecked(const_op(_const(self, other)), self)
         if variable._is_array(other):
             return var_op().apply((self, _array_operand(self, other)))[0]
         return NotImplemented
 
     def reverse_op(self, other):
         if isinstance(other, _Variable):
-            return var_op().apply((other, self))[0]
+            return _apply_checked_pair(var_op(), other, self)
         if type(other) in _FAST_SCALARS or _is_scalar(other):
-            return reverse_const_op(_const(self, other)).apply((self,))[0]
+            return _apply_unchecked(reverse_const_op(_const(self, other)), self)
         if variable._is_array(other):
             return var_op().apply((_array_operand(self, other), self))[0]
         return NotImplemented
