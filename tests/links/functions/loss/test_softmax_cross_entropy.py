@@ -315,6 +315,40 @@ def test_backward_twice_accumulates_the_same_gradient():
     numpy.testing.assert_allclose(xv.grad, 3 * once, rtol=1e-6)
 
 
+@pytest.mark.parametrize("labels", [[0, 2, -1, 1], [0, 2, 2, 1]])
+def test_first_gradient_is_handed_over_and_the_second_recomputed(labels):
+    # A plain backward gives the fused path's cached gradient array away; the
+    # user may scale it in place (as gradient clipping does) without changing
+    # what a second backward computes.
+    x, _ = _inputs()
+    t = numpy.array(labels, numpy.int32)
+    xv = chainer.Variable(x)
+    loss = sce.softmax_cross_entropy(xv, t)
+    loss.grad = numpy.array(2, numpy.float32)
+    loss.backward()
+    once = xv.grad.copy()
+    xv.grad *= 0
+    loss.backward()
+    numpy.testing.assert_allclose(xv.grad, once, rtol=1e-6)
+    expected = _expected_hard(x, t, True, None, -1, "mean")
+    numpy.testing.assert_allclose(loss.array, expected, rtol=1e-6)
+
+
+def test_float16_gradient_of_many_classes_is_float64_rounded():
+    # Most gradients of 300 rows of 5000 classes are float16 subnormals
+    # (steps of 6e-8); each must be within a step of the float64 gradient.
+    rng = numpy.random.RandomState(2)
+    x = rng.standard_normal((300, 5000)).astype(numpy.float16)
+    t = rng.randint(0, 5000, 300).astype(numpy.int32)
+    xv = chainer.Variable(x)
+    sce.softmax_cross_entropy(xv, t).backward()
+    ref = chainer.Variable(x.astype(numpy.float64))
+    sce.softmax_cross_entropy(ref, t).backward()
+    numpy.testing.assert_allclose(
+        xv.grad.astype(numpy.float64), ref.grad, rtol=2e-3, atol=6e-8
+    )
+
+
 def test_gradient_of_a_dropped_input_in_double_backprop_mode():
     # The input Variable is gone by backward: x is retained for the gradient
     # node that refuses double backprop.

@@ -21,6 +21,8 @@ _add_reduce = numpy.add.reduce
 _exp = numpy.exp
 _log = numpy.log
 _expm1 = numpy.expm1
+_divide = numpy.divide
+_float32 = numpy.dtype(numpy.float32)
 _count_nonzero = numpy.count_nonzero
 _array = numpy.array
 _new = object.__new__
@@ -160,8 +162,10 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
     soft_target = False
     eps = 1e-7
     _coeff = None
-    # Set by the NumPy 2-d path: softmax(x) - onehot(t), with ignored rows
-    # zeroed; the gradient is this times gy * _coeff.
+    # Set by the NumPy 2-d path: (softmax(x) - onehot(t)) * _coeff, with
+    # ignored rows zeroed; the gradient is this times gy. A plain backward
+    # hands the array over as the gradient and clears this (a second backward
+    # recomputes it from the retained x and t).
     _gx_unit = None
     # Set by the fused 2-d path: the labels with ignored ones replaced by 0,
     # and the per-row weights (None when no label is ignored).
@@ -321,11 +325,10 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             and t.dtype.kind == "i"
         ):
             return self._forward_generic(x, t)
-        # The common classifier loss on NumPy, fused: the gradient's unit
-        # (softmax - onehot) is finished here, so backward is one
-        # multiplication. Only x is retained (for an attempt to differentiate
-        # the gradient, see backward).
-        self._input_indexes_to_retain = _X_ONLY
+        # The common classifier loss on NumPy, fused: the gradient for gy = 1,
+        # (softmax - onehot) * coeff, is finished here, so a plain backward
+        # with gy = 1 computes nothing.
+        self._input_indexes_to_retain = _X_AND_T
         dtype = x.dtype
         key = (x.shape, dtype, t.dtype)
         offsets, ones_k, ones_n = _numpy_consts.get(key) or _numpy_constants(key)
@@ -349,16 +352,23 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         flat = offsets + labels
         log_p = shifted.take(flat)
         log_p -= _log(s)
-        e /= s.reshape(n, 1)
+        self._coeff = coeff = 1.0 / max(count if self.normalize else n, 1)
+        # One pass scales the rows to softmax * coeff (* 0 for an ignored
+        # label); float16 rows get their factors in float32 (coeff / s is
+        # often below float16's normal range), rounded once in the product.
+        scale = _divide(coeff, s, dtype=_float32 if dtype is _float16 else dtype)
         # exp(log_p) - 1 is softmax - 1 at the labels, without cancellation.
-        e.put(flat, _expm1(log_p))
+        at_labels = _expm1(log_p)
         if count != n:
             weight = valid.astype(dtype)
-            e *= weight.reshape(n, 1)
+            scale *= weight
+            at_labels *= weight
         else:
             weight = ones_n
+        e *= scale.reshape(n, 1)
+        at_labels *= coeff
+        e.put(flat, at_labels)
         self._gx_unit = e
-        self._coeff = coeff = 1.0 / max(count if self.normalize else n, 1)
         if dtype is _float16:
             # Summed in float32, scaled in Python floats, rounded once.
             if count != n:
@@ -473,11 +483,14 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             # gradient node would only be overhead.
             local = _cfg_local.__dict__
             if not local.get("enable_backprop", _cfg_global.enable_backprop):
-                # A cached 0-d array: the scale is the same every iteration.
-                key = (float(gy._data) * self._coeff, unit.dtype)
-                gx = _make_variable(
-                    unit * (_constants.get(key) or _constant(*key)), False
-                )
+                # The gradient takes the array over (scaled in place unless
+                # gy is 1); a second backward recomputes it.
+                self._gx_unit = None
+                g = float(gy._data)
+                if g != 1.0:
+                    # A cached 0-d array: the scale is the same every time.
+                    unit *= _constants.get((g, unit.dtype)) or _constant(g, unit.dtype)
+                gx = _make_variable(unit, False)
                 return (gx,) if len(indexes) == 1 else (gx, None)
         if self.enable_double_backprop:
             x, t = self.get_retained_inputs()
@@ -501,7 +514,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
 
     def _gx_array(self, y, t, gy):
         if self._gx_unit is not None:
-            return self._gx_unit * gy.dtype.type(float(gy) * self._coeff)
+            return self._gx_unit * gy.dtype.type(float(gy))
         xp = backend.get_array_module(y)
         if self._labels is not None:
             # _labels holds flat indexes into y (see _forward_2d).
@@ -544,7 +557,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         return gx * primitive_ops.reshape(gy, _expand(gy.array, x.ndim).shape)
 
 
-_X_ONLY = (0,)
+_X_AND_T = (0, 1)
 # softmax_cross_entropy's defaults of normalize, cache_score, ignore_label,
 # reduce, enable_double_backprop and soft_target_loss.
 _DEFAULT_OPTIONS = (True, True, -1, "mean", False, "cross-entropy")
