@@ -99,6 +99,11 @@ _KERNEL_TABLE = (
         "chainer.functions.activation.relu:ReLUGrad",
         f"{_FAST}.functions.activation.relu:relu_grad",
     ),
+    # loss (chainer_cpu/functions/loss/): rows below.
+    (
+        "chainer.functions.loss.softmax_cross_entropy:SoftmaxCrossEntropy",
+        f"{_FAST}.functions.loss.softmax_cross_entropy:softmax_cross_entropy",
+    ),
     # optimizers (chainer_cpu/optimizers/): update rules, kernel(rule, param).
     ("chainer.optimizers.adam:AdamRule", f"{_FAST}.optimizers.adam:adam"),
     ("chainer.optimizers.sgd:SGDRule", f"{_FAST}.optimizers.sgd:sgd"),

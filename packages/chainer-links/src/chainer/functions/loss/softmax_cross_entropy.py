@@ -22,6 +22,8 @@ _exp = numpy.exp
 _log = numpy.log
 _expm1 = numpy.expm1
 _divide = numpy.divide
+_subtract = numpy.subtract
+_empty = numpy.empty
 _float32 = numpy.dtype(numpy.float32)
 _count_nonzero = numpy.count_nonzero
 _array = numpy.array
@@ -142,6 +144,28 @@ def _hard_labels_fit(node, xs):
     if fit is None:
         fit = _remember(_fits, key, accuracy._scores_and_labels(node, xs))
     return fit
+
+
+def _fused_rows(x, flat, e, weight, coeff, ones_k, scale_dtype):
+    # The fused path on rows of x: e = (softmax(x) - onehot) * coeff (* 0
+    # for an ignored label; weight is None or 1/0 per row), computed in e's
+    # memory; returns log(softmax(x)) at the labels. flat: the labels as flat
+    # indexes into these rows.
+    _subtract(x, _max_reduce(x, 1, None, None, True), out=e)
+    log_p = e.take(flat)
+    _exp(e, out=e)
+    s = e.dot(ones_k)
+    log_p -= _log(s)
+    scale = _divide(coeff, s, dtype=scale_dtype)
+    # exp(log_p) - 1 is softmax - 1 at the labels, without cancellation.
+    at_labels = _expm1(log_p)
+    if weight is not None:
+        scale *= weight
+        at_labels *= weight
+    e *= scale.reshape(len(s), 1)
+    at_labels *= coeff
+    e.put(flat, at_labels)
+    return log_p
 
 
 class SoftmaxCrossEntropy(function_node.FunctionNode):
@@ -317,58 +341,91 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
 
     def forward(self, inputs):
         x, t = inputs
-        if not (
+        if self.takes_fused_numpy_path(x, t):
+            return self.forward_fused_numpy(x, t)
+        return self._forward_generic(x, t)
+
+    def takes_fused_numpy_path(self, x, t):
+        """Whether :meth:`forward` runs :meth:`forward_fused_numpy` on ``x``, ``t``.
+
+        So it does for the common classifier loss: NumPy arrays, 2-d ``x``,
+        integer labels, and the default ``class_weight``, ``reduce`` and
+        ``cache_score`` options without double backprop.
+        """
+        return (
             self._fusable
             and type(x) is _ndarray
             and type(t) is _ndarray
             and x.ndim == 2
             and t.dtype.kind == "i"
-        ):
-            return self._forward_generic(x, t)
-        # The common classifier loss on NumPy, fused: the gradient for gy = 1,
-        # (softmax - onehot) * coeff, is finished here, so a plain backward
-        # with gy = 1 computes nothing.
+        )
+
+    def forward_fused_numpy(self, x, t, run_rows=None):
+        """The forward pass of the common classifier loss on NumPy, fused.
+
+        It also finishes the gradient for ``gy = 1``, ``(softmax(x) -
+        onehot(t)) * coeff`` with ignored rows zeroed, so that a plain
+        backward with ``gy = 1`` computes nothing. The rows are independent:
+        ``run_rows(rows, n)`` (default: all rows at once) must call
+        ``rows(start, stop)`` once for each range of a partition of
+        ``range(n)``, in any order or on several threads at once; a backend
+        plugin passes one that splits the work among threads and into
+        cache-sized blocks.
+
+        Args:
+            x (numpy.ndarray): Scores ``(n, k)``, float16/32/64.
+            t (numpy.ndarray): Integer labels ``(n,)``.
+            run_rows (callable): See above.
+
+        Returns:
+            tuple: The 0-d loss array, of ``x``'s dtype.
+        """
         self._input_indexes_to_retain = _X_AND_T
         dtype = x.dtype
         key = (x.shape, dtype, t.dtype)
         offsets, ones_k, ones_n = _numpy_consts.get(key) or _numpy_constants(key)
-        n = len(offsets)
+        n, k = x.shape
         # Labels that are all classes (the usual case with ignore_label -1)
         # need no mask: the check (argmin and argmax of t) tells, at a
         # fraction of the cost of a comparison and a count.
-        k = x.shape[1]
         ignore_label = self.ignore_label
         labels = _check_labels(
             "softmax_cross_entropy", t, k, ignore_label, "t", "x.shape[1]"
         )
-        shifted = x - _max_reduce(x, 1, None, None, True)
-        e = _exp(shifted)
-        s = e.dot(ones_k)
         if labels is t and not 0 <= ignore_label < k:
             count = n
+            weight = None
         else:
             valid = t != _label_array(ignore_label, t.dtype)
             count = _count_nonzero(valid)
-        flat = offsets + labels
-        log_p = shifted.take(flat)
-        log_p -= _log(s)
+            weight = valid.astype(dtype) if count != n else None
         self._coeff = coeff = 1.0 / max(count if self.normalize else n, 1)
-        # One pass scales the rows to softmax * coeff (* 0 for an ignored
-        # label); float16 rows get their factors in float32 (coeff / s is
-        # often below float16's normal range), rounded once in the product.
-        scale = _divide(coeff, s, dtype=_float32 if dtype is _float16 else dtype)
-        # exp(log_p) - 1 is softmax - 1 at the labels, without cancellation.
-        at_labels = _expm1(log_p)
-        if count != n:
-            weight = valid.astype(dtype)
-            scale *= weight
-            at_labels *= weight
+        # float16 rows get their factors in float32 (coeff / s is often below
+        # float16's normal range), rounded once in the product.
+        scale_dtype = _float32 if dtype is _float16 else dtype
+        e = _empty((n, k), dtype)
+        if run_rows is None:
+            log_p = _fused_rows(
+                x, offsets + labels, e, weight, coeff, ones_k, scale_dtype
+            )
         else:
-            weight = ones_n
-        e *= scale.reshape(n, 1)
-        at_labels *= coeff
-        e.put(flat, at_labels)
+            log_p = _empty(n, dtype)
+
+            def rows(start, stop):
+                log_p[start:stop] = _fused_rows(
+                    x[start:stop],
+                    offsets[: stop - start] + labels[start:stop],
+                    e[start:stop],
+                    None if weight is None else weight[start:stop],
+                    coeff,
+                    ones_k,
+                    scale_dtype,
+                )
+
+            run_rows(rows, n)
         self._gx_unit = e
+        if weight is None:
+            weight = ones_n
         if dtype is _float16:
             # Summed in float32, scaled in Python floats, rounded once.
             if count != n:

@@ -1,0 +1,1 @@
+"""Fast paths of ``chainer.functions.loss``."""
