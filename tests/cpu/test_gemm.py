@@ -253,3 +253,111 @@ def test_matmul_kernel_matches_numpy(choice, a_shape, b_shape, gemm_choice, cpu_
     b = rng.standard_normal(b_shape).astype(numpy.float32)
     y = basic_math.matmul(a, b)
     numpy.testing.assert_allclose(y.array, numpy.matmul(a, b), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("choice", CHOICES)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize("b_layout", ["c", "t", "strided"])
+def test_right_operand_products_equal_numpy(
+    choice, threads, dtype, b_layout, gemm_choice, cpu_team
+):
+    # One prepared b, products of several m: plain, into out (usable or
+    # not for MKL), accumulated into out.
+    gemm_choice(choice)
+    cpu_team(threads)
+    rng = numpy.random.RandomState(0)
+    k, n = 300, 250
+    b = _operand(rng, (k, n), b_layout, dtype)
+    product = _gemm.right_operand(b)
+    assert (product is not None) == (choice == "mkl")
+    if product is None:
+        return
+    tol = _tolerance(dtype, k)
+    for m in (1, 7, 20, 64):
+        a = _operand(rng, (m, k), "c" if m % 2 else "t", dtype)
+        numpy.testing.assert_allclose(product(a), a @ b, **tol)
+        for out in (
+            numpy.ones((m, n), dtype),
+            numpy.asfortranarray(numpy.ones((m, n), dtype)),
+            numpy.ones((m, 2 * n), dtype)[:, :n],
+        ):
+            start = out.copy()
+            assert product(a, out=out, accumulate=True) is out
+            numpy.testing.assert_allclose(out, start + a @ b, **tol)
+            assert product(a, out=out) is out
+            numpy.testing.assert_allclose(out, a @ b, **tol)
+    # b changes dtype: products in another dtype go through matmul.
+    a = rng.standard_normal((5, k)).astype(numpy.float16)
+    numpy.testing.assert_allclose(product(a), a @ b, **_tolerance(numpy.float32, k))
+
+
+def test_small_or_unpackable_operands_are_left_to_matmul(gemm_choice):
+    gemm_choice("mkl")
+    assert _gemm.right_operand(numpy.ones((10, 20), numpy.float32)) is None
+    assert _gemm.right_operand(numpy.ones((300, 300), numpy.float16)) is None
+
+
+def test_core_right_operand_without_and_with_the_plugin(gemm_choice, cpu_plugin):
+    from chainer.utils import gemm as core_gemm
+
+    rng = numpy.random.RandomState(1)
+    b = rng.standard_normal((300, 400)).astype(numpy.float32)
+    a = rng.standard_normal((20, 300)).astype(numpy.float32)
+    for choice in CHOICES:
+        gemm_choice(choice)
+        product = core_gemm.right_operand(b)
+        assert isinstance(product, core_gemm._Product) == (choice == "numpy")
+        out = numpy.ones((20, 400), numpy.float32)
+        product(a, out=out, accumulate=True)
+        numpy.testing.assert_allclose(out, 1 + a @ b, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("choice", CHOICES)
+def test_n_step_lstm_through_the_plugin_matches_the_reference(
+    choice, gemm_choice, cpu_plugin, cpu_team, monkeypatch
+):
+    # The recurrences run on packed weights with MKL; sequences of unequal
+    # length give products of several m from one packed weight.
+    gemm_choice(choice)
+    cpu_team(2)
+    packed_calls = []
+    original = _gemm._PackedProduct.__call__
+
+    def call(self, a, out=None, accumulate=False):
+        packed_calls.append(a.shape[0])
+        return original(self, a, out=out, accumulate=accumulate)
+
+    monkeypatch.setattr(_gemm._PackedProduct, "__call__", call)
+    rng = numpy.random.RandomState(4)
+    n_layers, in_size, units = 2, 90, 160
+    lengths = [9, 7, 7, 3]
+    model = chainer.links.NStepLSTM(n_layers, in_size, units, 0.0)
+    xs = [rng.standard_normal((t, in_size)).astype(numpy.float32) for t in lengths]
+    hx = rng.standard_normal((n_layers, len(lengths), units)).astype(numpy.float32)
+
+    def run():
+        model.cleargrads()
+        xvs = [chainer.Variable(x) for x in xs]
+        hy, cy, ys = model(chainer.Variable(hx.copy()), None, xvs)
+        loss = F.sum(hy * hy) + F.sum(cy) + sum(F.sum(y * y) for y in ys)
+        loss.backward()
+        grads = [p.grad.copy() for p in model.params()]
+        return (
+            [hy.array, cy.array, *(y.array for y in ys)],
+            grads,
+            [v.grad for v in xvs],
+        )
+
+    got = run()
+    # The forward of both layers: one product per step each.
+    assert len(packed_calls) == (2 * max(lengths) if choice == "mkl" else 0)
+    if packed_calls:
+        assert set(packed_calls) == {4, 3, 1}
+    plugins.unregister("cpu")
+    try:
+        expected = run()
+    finally:
+        plugins.register(cpu_plugin, name="cpu")
+    for g, e in zip(itertools.chain(*got), itertools.chain(*expected), strict=True):
+        numpy.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4)

@@ -43,3 +43,44 @@ def test_a_registered_gemm_takes_numpy_products():
     numpy.testing.assert_array_equal(y, numpy.full((5, 3), 7, numpy.float32))
     # Unregistered, NumPy's product again.
     numpy.testing.assert_allclose(gemm.matmul(a, b), a @ b, rtol=1e-6)
+
+
+def test_right_operand_without_a_plugin_multiplies_each_time():
+    a, b = _operands()
+    product = gemm.right_operand(b)
+    numpy.testing.assert_allclose(product(a), a @ b, rtol=1e-6)
+    out = numpy.ones((5, 3), numpy.float32)
+    assert product(a, out=out, accumulate=True) is out
+    numpy.testing.assert_allclose(out, 1 + a @ b, rtol=1e-6)
+    assert product(a, out=out) is out
+    numpy.testing.assert_allclose(out, a @ b, rtol=1e-6)
+
+
+def test_a_registered_right_operand_is_used_unless_it_declines():
+    prepared = []
+
+    def prepare(b):
+        prepared.append(b.shape)
+        if b.shape[0] == 4:
+            return None  # declined: core multiplies with matmul
+        return lambda a, out=None, accumulate=False: numpy.full(
+            (a.shape[0], b.shape[1]), 7, a.dtype
+        )
+
+    class _Plugin:
+        @plugins.hookimpl
+        def register_kernels(self):
+            return {gemm.RIGHT_OPERAND_KEY: prepare}
+
+    name = plugins.register(_Plugin(), name="test-right-operand-hook")
+    try:
+        a, b = _operands()
+        declined = gemm.right_operand(b)
+        taken = gemm.right_operand(numpy.ones((2, 3), numpy.float32))
+    finally:
+        plugins.unregister(name)
+    assert prepared == [(4, 3), (2, 3)]
+    numpy.testing.assert_allclose(declined(a), a @ b, rtol=1e-6)
+    numpy.testing.assert_array_equal(
+        taken(numpy.ones((5, 2), numpy.float32)), numpy.full((5, 3), 7)
+    )

@@ -145,7 +145,8 @@ def core_hook(key: tuple[str, str]):
     """The function a plugin registered under one of core's hook keys, or None.
 
     Core's hooks (``chainer.utils._parallel``'s ``engage`` and
-    ``describe_threads``, ``chainer.utils.gemm.matmul``) are looked up by
+    ``describe_threads``, ``chainer.utils.gemm``'s ``matmul`` and
+    ``right_operand``) are looked up by
     their ``("module:function", "numpy")`` key; the registry is loaded first
     if it is still pending.
     """

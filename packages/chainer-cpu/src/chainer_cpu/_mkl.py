@@ -8,7 +8,8 @@ chainer-cpu's team, see :mod:`chainer_cpu._gemm`, so that no third thread
 pool competes with OpenBLAS's and the team's for the cores), checks its
 ``cblas_?gemm`` against ``numpy.matmul`` once and returns a caller for it
 (:func:`axpby_function` does the same for ``cblas_?axpby``, which the SGD
-kernels use). Wherever any of that fails the result is None and
+kernels use, and :func:`packed_functions` for the packed-B GEMM of
+repeated products). Wherever any of that fails the result is None and
 :attr:`problem` says why.
 """
 
@@ -202,6 +203,89 @@ def _find_axpby(dtype):
         _disagrees(fn, "NumPy")
         return None
     return axpby
+
+
+def packed_functions(dtype):
+    """Returns MKL's packed-B GEMM for ``dtype`` (float32 or float64), or None.
+
+    A pair ``(pack, compute)`` of callers of ``cblas_?gemm_pack`` and
+    ``cblas_?gemm_compute``, for products ``A @ op(B)`` whose ``B`` is used
+    many times (a recurrent weight): ``pack(transb, n, k, b, ldb)`` copies
+    the row-major ``(k, n)`` matrix ``op(B)`` at pointer ``b`` into MKL's
+    packed format and returns the buffer (a NumPy array to keep alive);
+    ``compute(transa, m, n, k, a, lda, packed, c, ldc, beta=0.0)`` then
+    computes ``C = op(A) @ op(B) + beta * C`` for any ``m`` without packing
+    ``B`` again. Checked against NumPy once; on the calling thread only.
+    """
+    dtype = numpy.dtype(dtype)
+    key = ("packed", dtype)
+    if key not in _cache:
+        _cache[key] = _find_packed(dtype)
+    return _cache[key]
+
+
+_PACKED = 151  # CblasPacked
+_B_MATRIX = 162  # CblasBMatrix
+
+
+def _find_packed(dtype):
+    found = _routine(dtype, "gemm_pack")
+    if found is None:
+        return None
+    fn_pack, real = found
+    fn_size = _routine(dtype, "gemm_pack_get_size")[0]
+    fn_compute = _routine(dtype, "gemm_compute")[0]
+    integer = ctypes.c_int
+    ptr = ctypes.c_void_p
+    fn_size.argtypes = (integer, integer, integer, integer)
+    fn_size.restype = ctypes.c_size_t
+    fn_pack.argtypes = (
+        integer, integer, integer, integer, integer, integer, real, ptr, integer, ptr,
+    )  # fmt: skip
+    fn_pack.restype = None
+    fn_compute.argtypes = (
+        integer, integer, integer, integer, integer, integer, ptr, integer, ptr,
+        integer, real, ptr, integer,
+    )  # fmt: skip
+    fn_compute.restype = None
+    flags = (_NO_TRANS, _TRANS)
+
+    def pack(transb, n, k, b, ldb):
+        # The packed size does not depend on m (checked in _verified_packed,
+        # which computes with several m from one buffer).
+        nbytes = fn_size(_B_MATRIX, 1, n, k)
+        buffer = numpy.empty(nbytes // dtype.itemsize + 1, dtype)
+        fn_pack(
+            _ROW_MAJOR, _B_MATRIX, flags[transb], 1, n, k, 1.0, b, ldb,
+            buffer.ctypes.data,
+        )  # fmt: skip
+        return buffer
+
+    def compute(transa, m, n, k, a, lda, packed, c, ldc, beta=0.0):
+        fn_compute(
+            _ROW_MAJOR, flags[transa], _PACKED, m, n, k, a, lda, packed.ctypes.data,
+            max(1, n), beta, c, ldc,
+        )  # fmt: skip
+
+    if not _verified_packed(pack, compute, dtype):
+        _disagrees(fn_compute, "numpy.matmul")
+        return None
+    return pack, compute
+
+
+def _verified_packed(pack, compute, dtype):
+    # A transposed B packed once, products of several m (one accumulated).
+    rng = numpy.random.RandomState(1)
+    b = rng.standard_normal((7, 5)).astype(dtype)  # op(B) = b.T: (5, 7)
+    packed = pack(True, 7, 5, b.ctypes.data, 5)
+    for m, beta in ((1, 0.0), (3, 1.0), (40, 0.0)):
+        a = rng.standard_normal((m, 5)).astype(dtype)
+        c = rng.standard_normal((m, 7)).astype(dtype)
+        expected = a @ b.T + beta * c
+        compute(False, m, 7, 5, a.ctypes.data, 5, packed, c.ctypes.data, 7, beta)
+        if not numpy.allclose(c, expected, rtol=1e-4, atol=1e-4):
+            return False
+    return True
 
 
 def _verified(gemm, dtype):

@@ -52,6 +52,7 @@ _KERNEL_TABLE = (
     # chainer-core's GEMM hook for matrix products inside kernels (the
     # recurrences of the n-step RNNs).
     ("chainer.utils.gemm:matmul", f"{_FAST}._gemm:matmul"),
+    ("chainer.utils.gemm:right_operand", f"{_FAST}._gemm:right_operand"),
     # pooling (chainer_cpu/functions/pooling/): rows added below this line.
     (
         "chainer.functions.pooling.max_pooling_nd:MaxPoolingND",

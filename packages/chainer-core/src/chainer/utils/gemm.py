@@ -8,6 +8,10 @@ its own GEMM: chainer-cpu registers, under :data:`KEY`, its oneMKL GEMM split
 over its thread team where the ``chainer-cpu[mkl]`` extra is installed
 (``chainer_cpu._gemm``). Without such a plugin, and for other arrays (CuPy),
 :func:`matmul` is ``xp.matmul``.
+
+A matrix that right-multiplies many others (a recurrent weight, once per time
+step) goes through :func:`right_operand`, which lets the plugin prepare it
+once (chainer-cpu packs it into oneMKL's packed-GEMM format).
 """
 
 import numpy
@@ -17,6 +21,10 @@ from chainer import _dispatch
 #: The kernel-table key under which a plugin registers its 2-d NumPy GEMM,
 #: ``fn(a, b, out=None)`` returning ``a @ b``.
 KEY = ("chainer.utils.gemm:matmul", "numpy")
+#: The key under which a plugin registers ``fn(b)`` returning a product
+#: function for a NumPy ``b`` (see :func:`right_operand`), or None where it
+#: has nothing better than :func:`matmul`.
+RIGHT_OPERAND_KEY = ("chainer.utils.gemm:right_operand", "numpy")
 
 
 def matmul(a, b, out=None):
@@ -40,3 +48,38 @@ def matmul(a, b, out=None):
 
     xp = chainer.backend.get_array_module(a)
     return xp.matmul(a, b, out=out)
+
+
+def right_operand(b):
+    """Prepares ``b`` for many products ``a @ b`` with the same ``b``.
+
+    Args:
+        b (:ref:`ndarray`): ``(k, n)`` matrix; it must not change while the
+            returned function is in use.
+
+    Returns:
+        callable: ``product(a, out=None, accumulate=False)`` returning ``a @
+        b`` for an ``(m, k)`` matrix ``a`` of the same array type and dtype,
+        any ``m``: into ``out`` where given, and added to ``out`` (which is
+        then required) with ``accumulate=True``.
+    """
+    if type(b) is numpy.ndarray:
+        prepare = _dispatch.core_hook(RIGHT_OPERAND_KEY)
+        if prepare is not None:
+            product = prepare(b)
+            if product is not None:
+                return product
+    return _Product(b)
+
+
+class _Product:
+    # right_operand's product function without a plugin: matmul each time.
+
+    def __init__(self, b):
+        self._b = b
+
+    def __call__(self, a, out=None, accumulate=False):
+        if accumulate:
+            out += matmul(a, self._b)
+            return out
+        return matmul(a, self._b, out=out)
