@@ -292,10 +292,14 @@ def test_right_operand_products_equal_numpy(
     numpy.testing.assert_allclose(product(a), a @ b, **_tolerance(numpy.float32, k))
 
 
-def test_small_or_unpackable_operands_are_left_to_matmul(gemm_choice):
+def test_small_unpackable_or_rarely_used_operands_are_left_to_matmul(gemm_choice):
     gemm_choice("mkl")
     assert _gemm.right_operand(numpy.ones((10, 20), numpy.float32)) is None
     assert _gemm.right_operand(numpy.ones((300, 300), numpy.float16)) is None
+    big = numpy.ones((300, 300), numpy.float32)
+    assert _gemm.right_operand(big, uses=_gemm.PACK_MIN_USES - 1) is None
+    assert _gemm.right_operand(big, uses=_gemm.PACK_MIN_USES) is not None
+    assert _gemm.right_operand(big) is not None
 
 
 def test_core_right_operand_without_and_with_the_plugin(gemm_choice, cpu_plugin):
@@ -314,11 +318,15 @@ def test_core_right_operand_without_and_with_the_plugin(gemm_choice, cpu_plugin)
 
 
 @pytest.mark.parametrize("choice", CHOICES)
-def test_n_step_lstm_through_the_plugin_matches_the_reference(
-    choice, gemm_choice, cpu_plugin, cpu_team, monkeypatch
+@pytest.mark.parametrize(
+    ("link", "gates"),
+    [("NStepLSTM", 4), ("NStepGRU", 3), ("NStepRNNTanh", 1), ("NStepRNNReLU", 1)],
+)
+def test_n_step_rnns_through_the_plugin_match_the_reference(
+    choice, link, gates, gemm_choice, cpu_plugin, cpu_team, monkeypatch
 ):
-    # The recurrences run on packed weights with MKL; sequences of unequal
-    # length give products of several m from one packed weight.
+    # The forward recurrences run on packed weights with MKL; sequences of
+    # unequal length give products of several m from one packed weight.
     gemm_choice(choice)
     cpu_team(2)
     packed_calls = []
@@ -330,21 +338,28 @@ def test_n_step_lstm_through_the_plugin_matches_the_reference(
 
     monkeypatch.setattr(_gemm._PackedProduct, "__call__", call)
     rng = numpy.random.RandomState(4)
-    n_layers, in_size, units = 2, 90, 160
+    n_layers, in_size = 2, 90
+    units = 160 if gates > 1 else 260  # packed from PACK_MIN elements
+    assert gates * units * units >= _gemm.PACK_MIN
     lengths = [9, 7, 7, 3]
-    model = chainer.links.NStepLSTM(n_layers, in_size, units, 0.0)
+    model = getattr(chainer.links, link)(n_layers, in_size, units, 0.0)
     xs = [rng.standard_normal((t, in_size)).astype(numpy.float32) for t in lengths]
     hx = rng.standard_normal((n_layers, len(lengths), units)).astype(numpy.float32)
 
     def run():
         model.cleargrads()
         xvs = [chainer.Variable(x) for x in xs]
-        hy, cy, ys = model(chainer.Variable(hx.copy()), None, xvs)
-        loss = F.sum(hy * hy) + F.sum(cy) + sum(F.sum(y * y) for y in ys)
+        if gates == 4:
+            hy, cy, ys = model(chainer.Variable(hx.copy()), None, xvs)
+            loss = F.sum(cy)
+        else:
+            hy, ys = model(chainer.Variable(hx.copy()), xvs)
+            loss = 0
+        loss += F.sum(hy * hy) + sum(F.sum(y * y) for y in ys)
         loss.backward()
         grads = [p.grad.copy() for p in model.params()]
         return (
-            [hy.array, cy.array, *(y.array for y in ys)],
+            [hy.array, *(y.array for y in ys)],
             grads,
             [v.grad for v in xvs],
         )

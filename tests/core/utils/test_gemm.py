@@ -59,8 +59,8 @@ def test_right_operand_without_a_plugin_multiplies_each_time():
 def test_a_registered_right_operand_is_used_unless_it_declines():
     prepared = []
 
-    def prepare(b):
-        prepared.append(b.shape)
+    def prepare(b, uses):
+        prepared.append((b.shape, uses))
         if b.shape[0] == 4:
             return None  # declined: core multiplies with matmul
         return lambda a, out=None, accumulate=False: numpy.full(
@@ -76,10 +76,10 @@ def test_a_registered_right_operand_is_used_unless_it_declines():
     try:
         a, b = _operands()
         declined = gemm.right_operand(b)
-        taken = gemm.right_operand(numpy.ones((2, 3), numpy.float32))
+        taken = gemm.right_operand(numpy.ones((2, 3), numpy.float32), uses=35)
     finally:
         plugins.unregister(name)
-    assert prepared == [(4, 3), (2, 3)]
+    assert prepared == [((4, 3), None), ((2, 3), 35)]
     numpy.testing.assert_allclose(declined(a), a @ b, rtol=1e-6)
     numpy.testing.assert_array_equal(
         taken(numpy.ones((5, 2), numpy.float32)), numpy.full((5, 3), 7)

@@ -191,9 +191,12 @@ def matmul(a, b, out=None):
 #: Right operands of at least this many elements are packed by
 #: :func:`right_operand` (packing a smaller one saves less than it costs).
 PACK_MIN = 1 << 16
+#: ... and only for at least this many expected products: packing costs about
+#: two products' time and saves about a third of each.
+PACK_MIN_USES = 8
 
 
-def right_operand(b):
+def right_operand(b, uses=None):
     """``chainer.utils.gemm.right_operand``'s plugin side: ``b`` packed for MKL.
 
     Where :func:`matmul` uses MKL, a float32/float64 ``b`` of at least
@@ -208,11 +211,18 @@ def right_operand(b):
     right operand gained nothing. MKL's buffers take about three times
     ``b``'s memory.
 
+    Args:
+        b (numpy.ndarray): The ``(k, n)`` right operand.
+        uses (int or None): Products expected; fewer than
+            :data:`PACK_MIN_USES` are left to :func:`matmul`.
+
     Returns:
         callable or None: ``product(a, out=None, accumulate=False)``, or None
         (the caller then multiplies with :func:`matmul`).
     """
     k, n = b.shape
+    if uses is not None and uses < PACK_MIN_USES:
+        return None
     if b.size < PACK_MIN or max(k, n) > _mkl.INT_MAX or choice() != "mkl":
         return None
     functions = _mkl.packed_functions(b.dtype)

@@ -21,7 +21,7 @@ from chainer import _dispatch
 #: The kernel-table key under which a plugin registers its 2-d NumPy GEMM,
 #: ``fn(a, b, out=None)`` returning ``a @ b``.
 KEY = ("chainer.utils.gemm:matmul", "numpy")
-#: The key under which a plugin registers ``fn(b)`` returning a product
+#: The key under which a plugin registers ``fn(b, uses)`` returning a product
 #: function for a NumPy ``b`` (see :func:`right_operand`), or None where it
 #: has nothing better than :func:`matmul`.
 RIGHT_OPERAND_KEY = ("chainer.utils.gemm:right_operand", "numpy")
@@ -50,12 +50,14 @@ def matmul(a, b, out=None):
     return xp.matmul(a, b, out=out)
 
 
-def right_operand(b):
+def right_operand(b, uses=None):
     """Prepares ``b`` for many products ``a @ b`` with the same ``b``.
 
     Args:
         b (:ref:`ndarray`): ``(k, n)`` matrix; it must not change while the
             returned function is in use.
+        uses (int or None): How many products are expected (the number of
+            time steps), where known: preparing pays off only over several.
 
     Returns:
         callable: ``product(a, out=None, accumulate=False)`` returning ``a @
@@ -66,7 +68,7 @@ def right_operand(b):
     if type(b) is numpy.ndarray:
         prepare = _dispatch.core_hook(RIGHT_OPERAND_KEY)
         if prepare is not None:
-            product = prepare(b)
+            product = prepare(b, uses)
             if product is not None:
                 return product
     return _Product(b)

@@ -22,7 +22,8 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
         g = gemm.matmul(x, w_x.T)
         g += xp.concatenate((b[2], b[0] + b[3], b[1] + b[4]))
         b5 = b[5]
-        w_h_t = w_h.T
+        # The recurrent weight multiplies every step: prepared once.
+        recurrent = gemm.right_operand(w_h.T, len(steps))
         h = h0.copy()
         h_prev = xp.empty((len(x), n), x.dtype)
         hn_all = xp.empty_like(h_prev)  # W5 h + b5, which r scales
@@ -30,7 +31,7 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
             rows = e - s
             hp = h[:rows]
             h_prev[s:e] = hp
-            gh = gemm.matmul(hp, w_h_t)
+            gh = recurrent(hp)
             gt = g[s:e]
             rz = gt[:, n:]
             rz += gh[:, : 2 * n]

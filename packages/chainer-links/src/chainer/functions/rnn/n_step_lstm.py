@@ -23,7 +23,7 @@ class NStepLSTM(n_step_rnn.BaseNStepRNN):
         g = gemm.matmul(x, w_x.T)
         g += xp.concatenate((b[3] + b[7], b[0] + b[4], b[1] + b[5], b[2] + b[6]))
         # The recurrent weight multiplies every step: prepared once.
-        recurrent = gemm.right_operand(w_h.T)
+        recurrent = gemm.right_operand(w_h.T, len(steps))
         h = h0.copy()
         c = c0.copy()
         h_prev = xp.empty((len(x), n), x.dtype)

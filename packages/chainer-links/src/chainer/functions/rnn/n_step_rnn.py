@@ -440,7 +440,8 @@ class NStepRNN(BaseNStepRNN):
         w_x, w_h = w
         g = gemm.matmul(x, w_x.T)
         g += b[0] + b[1]
-        w_h_t = w_h.T
+        # The recurrent weight multiplies every step: prepared once.
+        recurrent = gemm.right_operand(w_h.T, len(steps))
         h = h0.copy()
         h_prev = xp.empty((len(x), h.shape[1]), x.dtype)
         relu_act = self.activation == "relu"
@@ -449,7 +450,7 @@ class NStepRNN(BaseNStepRNN):
             hp = h[:rows]
             h_prev[s:e] = hp
             gt = g[s:e]
-            gt += gemm.matmul(hp, w_h_t)
+            recurrent(hp, out=gt, accumulate=True)
             if relu_act:
                 xp.maximum(gt, 0, out=gt)
             else:
