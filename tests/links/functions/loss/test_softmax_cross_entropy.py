@@ -330,6 +330,10 @@ def test_first_gradient_is_handed_over_and_the_second_recomputed(labels):
     xv.grad *= 0
     loss.backward()
     numpy.testing.assert_allclose(xv.grad, once, rtol=1e-6)
+    # The softmax is still there to read after backward.
+    y = numpy.exp(x - x.max(axis=1, keepdims=True))
+    y /= y.sum(axis=1, keepdims=True)
+    numpy.testing.assert_allclose(loss.creator.y, y, rtol=1e-6)
     expected = _expected_hard(x, t, True, None, -1, "mean")
     numpy.testing.assert_allclose(loss.array, expected, rtol=1e-6)
 

@@ -191,6 +191,8 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
     # hands the array over as the gradient and clears this (a second backward
     # recomputes it from the retained x and t).
     _gx_unit = None
+    # Whether forward took forward_fused_numpy (which keeps no softmax).
+    _fused_numpy = False
     # Set by the fused 2-d path: the labels with ignored ones replaced by 0,
     # and the per-row weights (None when no label is ignored).
     _labels = None
@@ -304,11 +306,11 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
         """Softmax of ``x`` cached for backward.
 
         None without ``cache_score`` or with ``enable_double_backprop``. The
-        fused NumPy path keeps ``softmax(x) - onehot(t)`` instead, so
-        there the softmax is computed again from the retained ``x`` on first
-        access.
+        fused NumPy path keeps the gradient instead, so there the softmax is
+        computed again from the retained ``x`` on first access (before or
+        after backward).
         """
-        if self._y is None and self._gx_unit is not None and self.inputs:
+        if self._y is None and self._fused_numpy and self.inputs:
             x = self.inputs[0].data
             if x is not None:
                 self._y = numpy.exp(_log_softmax(x, numpy))
@@ -381,6 +383,7 @@ class SoftmaxCrossEntropy(function_node.FunctionNode):
             tuple: The 0-d loss array, of ``x``'s dtype.
         """
         self._input_indexes_to_retain = _X_AND_T
+        self._fused_numpy = True
         dtype = x.dtype
         key = (x.shape, dtype, t.dtype)
         offsets, ones_k, ones_n = _numpy_consts.get(key) or _numpy_constants(key)
