@@ -118,7 +118,9 @@ def _apply_checked_pair(node, lhs, rhs):
     (about a third of an operator's cost); any other case goes to ``apply``.
     The graph recording is ``FunctionNode._record_graph`` written out for two
     inputs and one output (a call and its loops cost 10 % of an operator):
-    keep the three in step.
+    keep the three in step. (Sharing the single-output part with
+    :func:`_apply_unchecked` through a helper measured 650 more instructions
+    per operator forward, 2.7 %.)
     """
     a = lhs._data
     b = rhs._data

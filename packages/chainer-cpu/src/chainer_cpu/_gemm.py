@@ -121,6 +121,18 @@ def _writable_target(out, dtype, n):
     return None
 
 
+def _deliver(c, out, accumulate=False):
+    # The new product c as the caller asked: itself, or written into (added
+    # to, with accumulate) out.
+    if out is None:
+        return c
+    if accumulate:
+        out += c
+    else:
+        out[...] = c
+    return out
+
+
 def matmul(a, b, out=None):
     """Returns ``a @ b`` for 2-d ``a`` and ``b``, through MKL where it applies.
 
@@ -182,10 +194,7 @@ def matmul(a, b, out=None):
             )  # fmt: skip
 
         _parallel.run(columns, len(ranges))
-    if out is not None and target is None:
-        out[...] = c
-        return out
-    return c
+    return c if target is not None else _deliver(c, out)
 
 
 #: Right operands of at least this many elements are packed by
@@ -258,10 +267,7 @@ class _PackedProduct:
         m, k = a.shape
         n = self._b.shape[1]
         if a.dtype != self._b.dtype or m > _mkl.INT_MAX:
-            if accumulate:
-                out += matmul(a, self._b)
-                return out
-            return matmul(a, self._b, out=out)
+            return _deliver(matmul(a, self._b), out, accumulate)
         size = a.itemsize
         target = _writable_target(out, a.dtype, n)
         c = numpy.empty((m, n), a.dtype) if target is None else target
@@ -284,10 +290,4 @@ class _PackedProduct:
             columns(0)
         else:
             _parallel.run(columns, len(packs))
-        if out is not None and target is None:
-            if accumulate:
-                out += c
-            else:
-                out[...] = c
-            return out
-        return c
+        return c if target is not None else _deliver(c, out, accumulate)
