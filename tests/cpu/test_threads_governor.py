@@ -31,7 +31,7 @@ class Machine:
         monkeypatch.setattr(_parallel.time, "monotonic", lambda: self.now)
         monkeypatch.setattr(_parallel.time, "process_time", lambda: self.ours)
         monkeypatch.setattr(_parallel, "_busy_seconds", lambda cpus: self.busy)
-        monkeypatch.setattr(_parallel.os, "getloadavg", lambda: (self.load, 0, 0))
+        monkeypatch.setattr(_parallel, "others_running", lambda: self.load)
 
     def run(self, seconds, ours, others):
         """``seconds`` pass; we use ``ours`` CPUs, other processes ``others``."""
@@ -67,7 +67,7 @@ def test_threads_for_counts_mostly_free_cpus_within_one_and_the_limit(
 def test_a_busy_neighbour_takes_the_blas_to_one_thread_and_back(governor):
     gov, machine = governor
     blas = gov.blas
-    assert blas.threads == 2  # load average 0 at the start
+    assert blas.threads == 2  # nothing else running at the start
     # One other process keeps a CPU busy while we use ours.
     machine.run(0.6, ours=1.5, others=0.6)
     _parallel.engage()
@@ -106,13 +106,37 @@ def test_no_look_before_the_window_ends(governor):
     assert gov.blas.threads == 1
 
 
-def test_the_load_average_sizes_the_start(monkeypatch, fake_blas):
-    Machine(monkeypatch, load=1.3)
+@pytest.mark.parametrize(("running", "expected"), [(1, 1), (0, 2), (None, 2)])
+def test_the_threads_running_at_the_start_size_it(
+    monkeypatch, fake_blas, running, expected
+):
+    Machine(monkeypatch, load=running)
     blas = fake_blas(2)
     gov = _parallel._Governor(blas, _parallel._Team(blas), 2, [0, 1], 2.0)
     monkeypatch.setitem(_parallel._state, "governor", gov)
     gov.start()
-    assert blas.set_counts == [1]
+    assert blas.threads == expected
+
+
+@pytest.mark.parametrize(
+    ("fields", "own", "expected"),
+    [("0.90 0.80 0.70 1/75 2890", 1, 0), ("3.1 2.0 1.0 4/75 2890", 1, 3),
+     ("0.0 0.0 0.0 2/70 1", 3, 0), ("garbage", 1, None)],
+)  # fmt: skip
+def test_others_running_counts_runnable_threads_not_ours(
+    monkeypatch, tmp_path, fields, own, expected
+):
+    # The 1-minute load average (first field) is history: only the threads
+    # runnable now count, less this process's own.
+    path = tmp_path / "loadavg"
+    path.write_text(fields + "\n")
+    monkeypatch.setattr(_parallel, "_own_running", lambda: own)
+    assert _parallel.others_running(reads=2, path=str(path)) == expected
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs /proc")
+def test_own_running_counts_this_thread():
+    assert _parallel._own_running() >= 1
 
 
 def test_a_count_set_by_the_user_ends_the_governing(governor):
