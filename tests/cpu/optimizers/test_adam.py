@@ -1,4 +1,9 @@
-"""chainer-cpu's blocked Adam kernel: registered, equal to the rule's own update."""
+"""chainer-cpu's blocked Adam kernel: registered, equal to the rule's own update.
+
+Without MKL the blocked update repeats the rule's NumPy operations bit for
+bit; with MKL, ``cblas_?axpby`` fuses the updates of ``m``, ``v`` and the
+parameter into one pass each, which rounds differently.
+"""
 
 import numpy
 import pytest
@@ -46,9 +51,12 @@ def _steps(pairs, rng, shape, dtype, n=3):
     [{}, {"eta": 0.5}, {"weight_decay_rate": 0.01}, {"alpha": 0.01, "eps": 1e-6}],
 )
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_blocked_update_equals_the_reference(dtype, hyperparams, threads, cpu_team):
+def test_blocked_update_equals_the_reference(
+    dtype, hyperparams, threads, cpu_team, gemm_choice
+):
     # More than two blocks and a partial last one, on a team of ``threads``
     # (each thread with its own scratch row).
+    gemm_choice("numpy")
     cpu_team(threads)
     block = cpu_adam.block_elements(numpy.dtype(dtype).itemsize)
     shape = (3, 2 * block + 7)
@@ -60,6 +68,46 @@ def test_blocked_update_equals_the_reference(dtype, hyperparams, threads, cpu_te
         numpy.testing.assert_array_equal(rule.state[key], ref_rule.state[key])
 
 
+def _assert_close(actual, expected, dtype, ulps=8):
+    # Within a few units in the last place of the array's scale.
+    eps = numpy.finfo(dtype).eps
+    scale = numpy.abs(expected).max()
+    numpy.testing.assert_allclose(
+        actual, expected, rtol=ulps * eps, atol=ulps * eps * scale
+    )
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize(
+    "hyperparams",
+    [
+        {},
+        {"eta": 0.5, "weight_decay_rate": 0.01},
+        {"alpha": 0.01, "eps": 0.5},  # eps as large as sqrt(v): it must count
+        {"beta1": 0.5, "beta2": 0.7},
+    ],
+)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_mkl_update_agrees_with_the_reference(
+    dtype, hyperparams, threads, cpu_team, gemm_choice
+):
+    gemm_choice("mkl")
+    assert cpu_adam._mkl_axpby(numpy.dtype(dtype), 10) is not None
+    cpu_team(threads)
+    block = cpu_adam.block_elements(numpy.dtype(dtype).itemsize)
+    shape = (3, 2 * block + 7)
+    pairs, rng = _pair(shape, dtype, 4, **hyperparams)
+    start = pairs[1][1].array.copy()
+    ref_rule, ref_param, rule, param = _steps(pairs, rng, shape, dtype, n=4)
+    assert cpu_adam._blocked(rule, param) is not None
+    _assert_close(param.array, ref_param.array, dtype)
+    for key in ("m", "v"):
+        _assert_close(rule.state[key], ref_rule.state[key], dtype)
+    # The steps moved the parameters far more than the tolerance.
+    moved = numpy.median(numpy.abs(param.array - start))
+    assert moved > 1e3 * numpy.finfo(dtype).eps * numpy.abs(start).max()
+
+
 @pytest.mark.parametrize(
     ("case", "hyperparams", "dtype", "shape"),
     [
@@ -69,7 +117,11 @@ def test_blocked_update_equals_the_reference(dtype, hyperparams, threads, cpu_te
         ("small", {}, numpy.float32, (10, 10)),
     ],
 )
-def test_other_updates_run_the_rule_itself(case, hyperparams, dtype, shape):
+@pytest.mark.parametrize("engine", ["numpy", "mkl"])
+def test_other_updates_run_the_rule_itself(
+    case, hyperparams, dtype, shape, engine, gemm_choice
+):
+    gemm_choice(engine)
     if shape is None:
         shape = (3, cpu_adam.block_elements(numpy.dtype(dtype).itemsize))
     pairs, rng = _pair(shape, dtype, 1, **hyperparams)
@@ -111,7 +163,11 @@ def _train(steps=3):
     return model.W.array, model.b.array
 
 
-def test_optimizer_uses_the_kernel_only_while_registered(cpu_plugin, monkeypatch):
+@pytest.mark.parametrize("engine", ["numpy", "mkl"])
+def test_optimizer_uses_the_kernel_only_while_registered(
+    cpu_plugin, monkeypatch, gemm_choice, engine
+):
+    gemm_choice(engine)
     calls = []
     original = cpu_adam._blocked
 
@@ -131,4 +187,7 @@ def test_optimizer_uses_the_kernel_only_while_registered(cpu_plugin, monkeypatch
         plugins.register(cpu_plugin, name="cpu")
     assert calls == []
     for a, b in zip(fast, reference, strict=True):
-        numpy.testing.assert_array_equal(a, b)
+        if engine == "numpy":
+            numpy.testing.assert_array_equal(a, b)
+        else:
+            _assert_close(a, b, numpy.float32)
