@@ -37,8 +37,8 @@ ROW = 16384
 #: an 8 MB float32 maximum on 2 threads of a 2-core Xeon, NumPy 2.4.
 PARALLEL_MIN = 1 << 18
 
-_ZEROS = {}
-_ZERO_ROWS = {}
+_ZEROS: dict = {}
+_ZERO_ROWS: dict = {}
 _FIRST = (0,)
 _maximum = numpy.maximum
 _greater = numpy.greater
