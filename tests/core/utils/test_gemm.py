@@ -1,5 +1,7 @@
 """chainer.utils.gemm: NumPy's matmul, or a plugin's GEMM registered under KEY."""
 
+import contextlib
+
 import numpy
 
 from chainer import plugins
@@ -11,6 +13,21 @@ def _operands():
     a = rng.standard_normal((5, 4)).astype(numpy.float32)
     b = rng.standard_normal((3, 4)).astype(numpy.float32).T  # a strided view
     return a, b
+
+
+@contextlib.contextmanager
+def _registered(name, kernels):
+    # A plugin registering ``kernels`` (key -> function) while in the block.
+    class _Plugin:
+        @plugins.hookimpl
+        def register_kernels(self):
+            return kernels
+
+    registered = plugins.register(_Plugin(), name=name)
+    try:
+        yield
+    finally:
+        plugins.unregister(registered)
 
 
 def test_without_a_plugin_it_is_numpy_matmul():
@@ -28,17 +45,9 @@ def test_a_registered_gemm_takes_numpy_products():
         calls.append((a.shape, b.shape, out is not None))
         return numpy.matmul(a, b, out=out) * 0 + 7
 
-    class _Plugin:
-        @plugins.hookimpl
-        def register_kernels(self):
-            return {gemm.KEY: plugin_gemm}
-
-    name = plugins.register(_Plugin(), name="test-gemm-hook")
-    try:
+    with _registered("test-gemm-hook", {gemm.KEY: plugin_gemm}):
         a, b = _operands()
         y = gemm.matmul(a, b)
-    finally:
-        plugins.unregister(name)
     assert calls == [((5, 4), (4, 3), False)]
     numpy.testing.assert_array_equal(y, numpy.full((5, 3), 7, numpy.float32))
     # Unregistered, NumPy's product again.
@@ -67,18 +76,10 @@ def test_a_registered_right_operand_is_used_unless_it_declines():
             (a.shape[0], b.shape[1]), 7, a.dtype
         )
 
-    class _Plugin:
-        @plugins.hookimpl
-        def register_kernels(self):
-            return {gemm.RIGHT_OPERAND_KEY: prepare}
-
-    name = plugins.register(_Plugin(), name="test-right-operand-hook")
-    try:
+    with _registered("test-right-operand-hook", {gemm.RIGHT_OPERAND_KEY: prepare}):
         a, b = _operands()
         declined = gemm.right_operand(b)
         taken = gemm.right_operand(numpy.ones((2, 3), numpy.float32), uses=35)
-    finally:
-        plugins.unregister(name)
     assert prepared == [((4, 3), None), ((2, 3), 35)]
     numpy.testing.assert_allclose(declined(a), a @ b, rtol=1e-6)
     numpy.testing.assert_array_equal(

@@ -103,22 +103,43 @@ def _bounds(size, parts):
     return list(itertools.pairwise(cuts))
 
 
-def _writable_target(out, dtype, n):
-    # out where MKL can write an (m, n) row-major product of dtype into it
-    # directly, else None (the product then goes through a new array).
-    if out is None:
-        return None
+def _destination(out, dtype, m, n):
+    # (c, in_place, ldc): the row-major (m, n) array MKL writes the product
+    # into (out itself where MKL can write there, else a new array) and its
+    # leading dimension.
     size = dtype.itemsize
-    if (
-        out.dtype == dtype
+    in_place = (
+        out is not None
+        and out.dtype == dtype
         and out.strides[1] == size
         and out.strides[0] % size == 0
         and out.strides[0] >= n * size
         and out.flags.aligned
         and out.flags.writeable
-    ):
-        return out
-    return None
+    )
+    c = out if in_place else numpy.empty((m, n), dtype)
+    ldc = max(1, c.strides[0] // size) if m > 1 else max(1, n)
+    return c, in_place, ldc
+
+
+def _team_width(work):
+    # Threads that share a product of ``work`` multiply-adds (1: not split).
+    if work >= SPLIT_MIN and not _parallel.busy():
+        _parallel.engage()
+        return _parallel.width()
+    return 1
+
+
+def axpby_function(dtype, size):
+    """MKL's ``axpby`` for ``size`` elements of ``dtype``, or None.
+
+    :func:`chainer_cpu._mkl.axpby_function` where chainer-cpu's GEMM is MKL;
+    None where MKL is not installed, with ``CHAINER_CPU_GEMM=numpy``, or for
+    more elements than its 32-bit interface takes.
+    """
+    if size > _mkl.INT_MAX or choice() != "mkl":
+        return None
+    return _mkl.axpby_function(dtype)
 
 
 def _deliver(c, out, accumulate=False):
@@ -154,18 +175,13 @@ def matmul(a, b, out=None):
     if gemm is None or max(m, n, k) > _mkl.INT_MAX:
         return numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
     size = a.itemsize
-    target = _writable_target(out, a.dtype, n)
-    c = numpy.empty((m, n), a.dtype) if target is None else target
+    c, in_place, ldc = _destination(out, a.dtype, m, n)
     a, transa, lda = _operand(a)
     b, transb, ldb = _operand(b)
-    ldc = max(1, c.strides[0] // size) if m > 1 else max(1, n)
     if max(lda, ldb, ldc) > _mkl.INT_MAX:
         return numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
     pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
-    parts = 1
-    if work >= SPLIT_MIN and not _parallel.busy():
-        _parallel.engage()
-        parts = _parallel.width()
+    parts = _team_width(work)
     if parts <= 1:
         gemm(transa, transb, m, n, k, pa, lda, pb, ldb, pc, ldc)
     elif m >= n:
@@ -194,7 +210,7 @@ def matmul(a, b, out=None):
             )  # fmt: skip
 
         _parallel.run(columns, len(ranges))
-    return c if target is not None else _deliver(c, out)
+    return c if in_place else _deliver(c, out)
 
 
 #: Right operands of at least this many elements are packed by
@@ -269,17 +285,11 @@ class _PackedProduct:
         if a.dtype != self._b.dtype or m > _mkl.INT_MAX:
             return _deliver(matmul(a, self._b), out, accumulate)
         size = a.itemsize
-        target = _writable_target(out, a.dtype, n)
-        c = numpy.empty((m, n), a.dtype) if target is None else target
-        beta = 1.0 if accumulate and target is not None else 0.0
+        c, in_place, ldc = _destination(out, a.dtype, m, n)
+        beta = 1.0 if accumulate and in_place else 0.0
         a, transa, lda = _operand(a)
-        ldc = max(1, c.strides[0] // size) if m > 1 else max(1, n)
         pa, pc = a.ctypes.data, c.ctypes.data
-        parts = 1
-        if m * n * k >= SPLIT_MIN and not _parallel.busy():
-            _parallel.engage()
-            parts = _parallel.width()
-        packs = self._ranges(parts)
+        packs = self._ranges(_team_width(m * n * k))
         compute = self._compute
 
         def columns(i):
@@ -290,4 +300,4 @@ class _PackedProduct:
             columns(0)
         else:
             _parallel.run(columns, len(packs))
-        return c if target is not None else _deliver(c, out, accumulate)
+        return c if in_place else _deliver(c, out, accumulate)

@@ -33,7 +33,6 @@ import numpy
 
 from chainer_cpu import _gemm
 from chainer_cpu import _machine
-from chainer_cpu import _mkl
 from chainer_cpu import _parallel
 
 #: Whether the blocked update uses oneMKL's fused passes where MKL is in use
@@ -70,9 +69,7 @@ def _blocked(rule, param):
 
 def _mkl_axpby(dtype, size):
     # oneMKL's axpby for the fused passes, or None.
-    if not USE_MKL or size > _mkl.INT_MAX or _gemm.choice() != "mkl":
-        return None
-    return _mkl.axpby_function(dtype)
+    return _gemm.axpby_function(dtype, size) if USE_MKL else None
 
 
 def adam(rule, param):

@@ -30,7 +30,6 @@ import numpy
 
 from chainer_cpu import _gemm
 from chainer_cpu import _machine
-from chainer_cpu import _mkl
 
 #: Parameters of fewer elements run the rule's own update (a ctypes call or
 #: a blocked loop costs more than it saves below this).
@@ -57,14 +56,6 @@ def _flat(*arrays):
     return [a.reshape(-1) for a in arrays]
 
 
-def _axpby(dtype, size):
-    # MKL's axpby for this update, or None (not installed, CHAINER_CPU_GEMM=
-    # numpy, or too many elements for its 32-bit interface).
-    if size > _mkl.INT_MAX or _gemm.choice() != "mkl":
-        return None
-    return _mkl.axpby_function(dtype)
-
-
 def _python_numbers(*values):
     # Whether the hyperparameters are Python numbers: a NumPy float64 scalar
     # would make the rule's ``lr * grad`` a float64 array (NumPy 2), which
@@ -89,7 +80,7 @@ def sgd(rule, param):
         return
     data, grad = flat
     lr = rule.hyperparam.lr
-    axpby = _axpby(data.dtype, data.size)
+    axpby = _gemm.axpby_function(data.dtype, data.size)
     if axpby is not None:
         axpby(data.size, -lr, grad.ctypes.data, 1.0, data.ctypes.data)
         return
@@ -118,7 +109,7 @@ def momentum_sgd(rule, param):
     data, grad, v = flat
     hp = rule.hyperparam
     lr, momentum = hp.lr, hp.momentum
-    axpby = _axpby(data.dtype, data.size)
+    axpby = _gemm.axpby_function(data.dtype, data.size)
     if axpby is not None:
         axpby(v.size, -lr, grad.ctypes.data, momentum, v.ctypes.data)
         axpby(data.size, 1.0, v.ctypes.data, 1.0, data.ctypes.data)
