@@ -18,7 +18,7 @@ from chainer_cpu.functions.pooling import average_pooling_nd as cpu_avg
 from chainer_cpu.functions.pooling import pooling_nd as cpu_pool
 
 _DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-_LAYOUTS = ["c_order", "batch_innermost", "channel_major", "strided"]
+_LAYOUTS = ["c_order", "batch_innermost", "channels_last", "channel_major", "strided"]
 # (shape, ksize, stride, pad, pad_value)
 _GEOMETRIES = [
     ((3, 2, 6, 8), (2, 2), None, (0, 0), 0),
@@ -40,11 +40,22 @@ def _as_layout(x, layout):
         y = _layout.as_batch_innermost(x).transpose(x.ndim - 1, *range(x.ndim - 1))
         assert _layout.is_batch_innermost(y)
         return y
+    if layout == "channels_last":
+        nd = x.ndim - 2
+        dense = numpy.ascontiguousarray(x.transpose(0, *range(2, x.ndim), 1))
+        y = dense.transpose(0, nd + 1, *range(1, nd + 1))
+        assert _is_channels_last(y)
+        return y
     if layout == "channel_major":
         return numpy.ascontiguousarray(x.swapaxes(0, 1)).swapaxes(0, 1)
     big = numpy.zeros((x.shape[0], x.shape[1] * 2, *x.shape[2:]), x.dtype)
     big[:, ::2] = x
     return big[:, ::2]
+
+
+def _is_channels_last(a):
+    # Checked on the strides: the memory is (n, *spatial, c).
+    return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
 
 
 @pytest.fixture
@@ -155,10 +166,31 @@ def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout, pad_valu
     assert "spread_windows" in calls
 
 
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("pad", [0, 1])
+def test_channels_last_arrays_keep_their_layout(cpu_plugin, dtype, pad):
+    x = _as_layout(_input((5, 3, 7, 8), dtype), "channels_last")
+    ref = average_pooling_nd.AveragePoolingND(2, 3, 2, pad, False, 0)
+    (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
+    xv = chainer.Variable(x)
+    h = xv * 1  # an inner node: its gradient is stored as computed
+    y = F.average_pooling_2d(h, 3, 2, pad=pad)
+    assert _is_channels_last(y.array)
+    numpy.testing.assert_array_equal(y.array, y_ref)
+    gy = _as_layout(_input(y.shape, dtype, seed=3), "channels_last")
+    (gx_ref,) = average_pooling_nd.AveragePoolingNDGrad(ref).forward(
+        (numpy.ascontiguousarray(gy),)
+    )
+    y.grad = gy
+    y.backward(retain_grad=True)
+    assert _is_channels_last(h.grad)
+    numpy.testing.assert_array_equal(h.grad, gx_ref)
+
+
 @pytest.mark.parametrize("threads", [2, 3])
-@pytest.mark.parametrize("layout", ["c_order", "batch_innermost"])
+@pytest.mark.parametrize("layout", ["c_order", "batch_innermost", "channels_last"])
 @pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "pad_value"), _GEOMETRIES)
-def test_gradient_split_by_channel_on_cpu_threads(
+def test_gradient_split_on_cpu_threads(
     cpu_team, monkeypatch, threads, layout, shape, ksize, stride, pad, pad_value
 ):
     team = cpu_team(threads)
@@ -181,4 +213,7 @@ def test_gradient_split_by_channel_on_cpu_threads(
         average_pooling_nd.AveragePoolingNDGrad(node), (gy,)
     )
     numpy.testing.assert_array_equal(gx, gx_ref)
+    if layout == "channels_last":
+        assert _is_channels_last(y)
+        assert gx.strides == x.strides
     assert team.helpers

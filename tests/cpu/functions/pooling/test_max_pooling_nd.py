@@ -2,8 +2,9 @@
 
 The reference is the catalogue node's own ``forward`` (and its gradient
 node's); the kernel path is the public function with the plugin registered.
-Inputs come C-contiguous, batch-innermost (as NumPy convolution outputs lie)
-and non-contiguous, in float16/32/64.
+Inputs come C-contiguous, batch-innermost (as NumPy convolution outputs lie),
+channels-last (as oneDNN's ``nhwc`` convolution outputs lie) and
+non-contiguous, in float16/32/64.
 """
 
 import numpy
@@ -20,7 +21,7 @@ from chainer_cpu.functions.pooling import max_pooling_nd as cpu_max
 from chainer_cpu.functions.pooling import pooling_nd as cpu_pool
 
 _DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-_LAYOUTS = ["c_order", "batch_innermost", "channel_major", "strided"]
+_LAYOUTS = ["c_order", "batch_innermost", "channels_last", "channel_major", "strided"]
 # (shape, ksize, stride, pad, cover_all)
 _GEOMETRIES = [
     ((3, 2, 6, 8), (2, 2), None, (0, 0), True),
@@ -45,12 +46,23 @@ def _as_layout(x, layout):
         y = _layout.as_batch_innermost(x).transpose(x.ndim - 1, *range(x.ndim - 1))
         assert _layout.is_batch_innermost(y)
         return y
+    if layout == "channels_last":
+        nd = x.ndim - 2
+        dense = numpy.ascontiguousarray(x.transpose(0, *range(2, x.ndim), 1))
+        y = dense.transpose(0, nd + 1, *range(1, nd + 1))
+        assert _is_channels_last(y)
+        return y
     if layout == "channel_major":
         return numpy.ascontiguousarray(x.swapaxes(0, 1)).swapaxes(0, 1)
     # A strided view into a larger array.
     big = numpy.zeros((x.shape[0], x.shape[1] * 2, *x.shape[2:]), x.dtype)
     big[:, ::2] = x
     return big[:, ::2]
+
+
+def _is_channels_last(a):
+    # Checked on the strides: the memory is (n, *spatial, c).
+    return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
 
 
 @pytest.fixture
@@ -192,9 +204,9 @@ def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout):
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-@pytest.mark.parametrize("layout", ["c_order", "batch_innermost"])
+@pytest.mark.parametrize("layout", ["c_order", "batch_innermost", "channels_last"])
 @pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "cover_all"), _GEOMETRIES)
-def test_gradient_split_by_channel_on_cpu_threads(
+def test_gradient_split_on_cpu_threads(
     cpu_team, monkeypatch, threads, layout, shape, ksize, stride, pad, cover_all
 ):
     team = cpu_team(threads)
@@ -210,4 +222,125 @@ def test_gradient_split_by_channel_on_cpu_threads(
     (gx,) = cpu_max.max_pooling_grad(max_pooling_nd.MaxPoolingNDGrad(node), (gy,))
     numpy.testing.assert_array_equal(gx, gx_ref)
     if shape[1] > 1:
+        assert team.helpers
+
+
+# (shape, ksize, stride, pad, cover_all): VGG's 2x2 windows, odd sizes,
+# overlapping windows, padding and cover_all, 1-d and 3-d.
+_CHANNELS_LAST_GEOMETRIES = [
+    ((4, 8, 8, 6), (2, 2), (2, 2), (0, 0), False),
+    ((3, 5, 7, 9), (2, 2), (2, 2), (0, 0), True),
+    ((3, 5, 7, 9), (2, 2), (2, 2), (0, 0), False),
+    ((2, 3, 7, 5), (3, 3), (1, 1), (1, 1), False),
+    ((2, 4, 9, 8), (3, 2), (2, 3), (1, 0), True),
+    ((1, 6, 5, 5), (3, 3), (2, 2), (1, 1), True),
+    ((3, 4, 11), (3,), (2,), (1,), True),
+    ((2, 3, 5, 4, 6), (2, 2, 3), (2, 1, 2), (1, 0, 1), False),
+]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    ("shape", "ksize", "stride", "pad", "cover_all"), _CHANNELS_LAST_GEOMETRIES
+)
+def test_channels_last_input_keeps_its_layout(
+    dtype, shape, ksize, stride, pad, cover_all
+):
+    # oneDNN's nhwc convolutions give channels-last outputs: pooling keeps
+    # that order for its output, its argmax and its input gradient, with the
+    # values of the reference on a C-order input, whatever the order of gy.
+    x = _as_layout(_distinct(shape, dtype), "channels_last")
+    ref = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
+    (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
+    node = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
+    (y,) = cpu_max.max_pooling(node, (x,))
+    assert y.dtype == dtype
+    assert _is_channels_last(y)
+    assert not y.flags.c_contiguous
+    numpy.testing.assert_array_equal(y, y_ref)
+    idx = node.compact_indexes()
+    assert _is_channels_last(idx)
+    numpy.testing.assert_array_equal(idx, ref.compact_indexes())
+    for gy_layout in _LAYOUTS:
+        gy = _as_layout(_distinct(y_ref.shape, dtype, seed=1), gy_layout)
+        (gx_ref,) = max_pooling_nd.MaxPoolingNDGrad(ref).forward(
+            (numpy.ascontiguousarray(gy),)
+        )
+        (gx,) = cpu_max.max_pooling_grad(max_pooling_nd.MaxPoolingNDGrad(node), (gy,))
+        assert gx.dtype == dtype
+        assert gx.shape == x.shape
+        assert gx.strides == x.strides, gy_layout
+        numpy.testing.assert_array_equal(gx, gx_ref)
+
+
+@pytest.mark.parametrize("gy_layout", ["c_order", "channels_last"])
+@pytest.mark.parametrize("pad", [0, 1])
+def test_channels_last_through_the_functions(cpu_plugin, calls, pad, gy_layout):
+    # As in a VGG step on nhwc convolutions: ReLU, pooling, and a C-order
+    # gradient from the linear layer after the pooling (or a channels-last
+    # one from a convolution).
+    x = _as_layout(_distinct((4, 6, 8, 8), numpy.float32), "channels_last")
+    xv = chainer.Variable(x)
+    a = xv * 1  # inner nodes: their gradients are stored as computed
+    h = F.relu(a)
+    assert _is_channels_last(h.array)
+    y = F.max_pooling_2d(h, 2, 2, pad=pad)
+    assert calls == ["reduce_windows"]
+    assert _is_channels_last(y.array)
+    y.grad = _as_layout(_distinct(y.shape, numpy.float32, seed=3), gy_layout)
+    y.backward(retain_grad=True)
+    assert calls == ["reduce_windows", "scatter_windows"]
+    assert _is_channels_last(h.grad)
+    assert _is_channels_last(a.grad)
+    xc = chainer.Variable(numpy.ascontiguousarray(x))
+    yc = F.max_pooling_2d(F.relu(xc), 2, 2, pad=pad)
+    yc.grad = numpy.ascontiguousarray(y.grad)
+    yc.backward()
+    numpy.testing.assert_array_equal(y.array, yc.array)
+    numpy.testing.assert_array_equal(xv.grad, xc.grad)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize(
+    ("shape", "ksize", "stride", "pad", "cover_all"), _CHANNELS_LAST_GEOMETRIES
+)
+def test_channels_last_split_by_image_on_cpu_threads(
+    cpu_team, monkeypatch, threads, dtype, shape, ksize, stride, pad, cover_all
+):
+    team = cpu_team(threads)
+    monkeypatch.setattr(cpu_pool, "PARALLEL_BYTES", 1)
+    parts = []
+    scatter = cpu_pool.scatter_windows
+
+    def recording(g, *args):
+        parts.append(g.shape[:2])
+        return scatter(g, *args)
+
+    monkeypatch.setattr(cpu_pool, "scatter_windows", recording)
+    x = _as_layout(_distinct(shape, dtype), "channels_last")
+    ref = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
+    (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
+    node = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
+    (y,) = cpu_max.max_pooling(node, (x,))
+    numpy.testing.assert_array_equal(y, y_ref)
+    assert _is_channels_last(y)
+    for gy_layout in ["c_order", "channels_last"]:
+        gy = _as_layout(_distinct(y_ref.shape, dtype, seed=1), gy_layout)
+        (gx_ref,) = max_pooling_nd.MaxPoolingNDGrad(ref).forward(
+            (numpy.ascontiguousarray(gy),)
+        )
+        del parts[:]
+        (gx,) = cpu_max.max_pooling_grad(max_pooling_nd.MaxPoolingNDGrad(node), (gy,))
+        numpy.testing.assert_array_equal(gx, gx_ref)
+        assert gx.strides == x.strides
+        n, c = shape[:2]
+        if n > 1:  # whole images per thread
+            assert [p[1] for p in parts] == [c] * len(parts)
+            assert sum(p[0] for p in parts) == n
+            assert len(parts) == min(threads, n)
+        else:  # the channels of the one image
+            assert sum(p[1] for p in parts) == c
+            assert len(parts) == min(threads, c)
+    if team is not None:
         assert team.helpers

@@ -20,6 +20,22 @@ threads (:mod:`chainer_cpu._parallel`); the gradient's compare-and-multiply
 runs in cache-sized blocks. For the ReLU layers of one VGG-style step
 (``benchmarks/workloads/convnet_step.py``, batch-innermost inputs, forward
 and gradient): 3.6 vs 5.1 ms on 2 threads of a 2-core Xeon, NumPy 2.4.
+
+Channels-last arrays (memory ``(n, *spatial, c)``, oneDNN's ``nhwc``) take the
+same memory-order passes. A ``gy`` in another memory order than ``y`` (a
+C-order gradient against a channels-last output) made NumPy's product
+stride through one of them: its gradient is now computed in ``y``'s order,
+block by block, each block of ``gy`` copied once while in cache. Forward
+and gradient, float32, in-process and interleaved, medians of 386 rounds,
+2 threads of a 2-vCPU Xeon, NumPy 2.4:
+
+=================  ===============  =============  =====================
+x                  batch-innermost  channels-last  channels-last, C gy
+=================  ===============  =============  =====================
+(64, 32, 32, 32)   2.9 ms           2.4 ms         3.7 ms (before: 18.2)
+(64, 64, 16, 16)   1.5 ms           1.4 ms         1.9 ms (before: 9.0)
+(64, 128, 8, 8)    0.90 ms          0.88 ms        1.0 ms (before: 4.7)
+=================  ===============  =============  =====================
 """
 
 import itertools
@@ -31,6 +47,16 @@ from chainer_cpu import _parallel
 #: Elements per row of the row-wise maximum of large dense inputs; inputs of
 #: at least ``4 * ROW`` float32/float64 elements take that path.
 ROW = 16384
+
+#: From this many elements, a gradient whose ``gy`` and ``y`` lie in different
+#: memory orders is computed in that of ``y``: 0.26 vs 0.064 ms at 32,768
+#: float32 elements (channels-last ``y``, C-order ``gy``), 0.014 vs 0.021 ms
+#: at 4,096 (one thread of a 2-vCPU Xeon, NumPy 2.4).
+REORDER_MIN = 1 << 13
+
+#: Bytes of ``y`` per block of the gradient of two memory orders (the copy of
+#: ``gy``'s block and its mask stay in a 1-2 MB L2 cache).
+BLOCK_BYTES = 256 << 10
 
 #: From this many elements, the passes are split among the CPU team's threads
 #: (chainer_cpu._parallel; one thread without a team): 0.55 vs 0.86 ms for
@@ -153,11 +179,39 @@ def _relu_grad_parts(gy, y):
     return out
 
 
+def _relu_grad_reordered(gy, y):
+    # gy * (y > 0) in the memory order of a dense y when gy lies otherwise:
+    # blocks of BLOCK_BYTES along y's outermost axis, each copied from gy
+    # and masked while in cache, split among the CPU team's threads.
+    out = numpy.empty_like(y)
+    axis = max(range(y.ndim), key=lambda a: (y.shape[a] > 1, y.strides[a]))
+    size = y.shape[axis]
+    step = max(1, BLOCK_BYTES * size // max(1, y.nbytes))
+    lead = (slice(None),) * axis
+    z = zero(y.dtype)
+
+    def part(start, stop):
+        for lo in range(start, stop, step):
+            key = (*lead, slice(lo, min(lo + step, stop)))
+            o = out[key]
+            numpy.copyto(o, gy[key])
+            numpy.multiply(o, _greater(y[key], z), out=o)
+
+    _parallel.by_ranges(part, size, gy.size >= PARALLEL_MIN)
+    return out
+
+
 def relu_grad(node, inputs):
-    """Forward of ``ReLUGrad``: ``gy * (y > 0)`` with ``y = node.y``."""
+    """Forward of ``ReLUGrad``: ``gy * (y > 0)`` with ``y = node.y``.
+
+    Large inputs in two memory orders give an output in that of ``y``.
+    """
     (gy,) = inputs
     y = node.y
-    if gy.size >= PARALLEL_MIN and _parallel.width() > 1:
+    if gy.size >= REORDER_MIN and gy.strides != y.strides:
+        if gy.dtype == y.dtype and gy.dtype.char in "efd" and is_dense(y):
+            return (_relu_grad_reordered(gy, y),)
+    elif gy.size >= PARALLEL_MIN and _parallel.width() > 1:
         gx = _relu_grad_parts(gy, y)
         if gx is not None:
             return (gx,)

@@ -5,10 +5,11 @@ Kernel overrides for ``(AveragePoolingND, "numpy")`` (and
 :mod:`chainer_cpu._plugin`. They compute what the catalogue's reference
 implementation (:mod:`chainer.functions.pooling.average_pooling_nd`)
 computes, in the memory order of their input (see
-:mod:`chainer_cpu.functions.pooling.pooling_nd`): a batch-innermost ``x``
-gives a batch-innermost output, a batch-innermost ``gy`` a batch-innermost
-input gradient. From the nodes they read only documented names: the
-geometry of ``setup_geometry``, ``divisor`` and ``apool``.
+:mod:`chainer_cpu.functions.pooling.pooling_nd`): a batch-innermost
+(channels-last) ``x`` gives a batch-innermost (channels-last) output, and
+``gy`` likewise an input gradient in its own order. From the nodes they
+read only documented names: the geometry of ``setup_geometry``,
+``divisor`` and ``apool``.
 """
 
 import numpy
@@ -24,12 +25,13 @@ def average_pooling(node, inputs):
         inputs (tuple): ``(x,)``.
 
     Returns:
-        tuple: ``(y,)``, batch-innermost if ``x`` is, else C-contiguous.
+        tuple: ``(y,)``, batch-innermost or channels-last if ``x`` is, else
+        C-contiguous.
     """
     (x,) = inputs
     node.setup_geometry(x.shape[2:])
     x = pooling_nd.pad(x, node.pad, node.pad_hi, 0)
-    y = pooling_nd.reduce_windows(x, node.ksize, node.stride, node.out_size, numpy.add)
+    y = pooling_nd.pool_windows(x, node.ksize, node.stride, node.out_size, numpy.add)
     y /= node.divisor(numpy, y.dtype)
     return (y,)
 
@@ -49,13 +51,11 @@ def average_pooling_grad(node, inputs):
     p = node.apool
     g = gy / p.divisor(numpy, gy.dtype)
     slices, shape, disjoint = pooling_nd.geometry(p, gy.shape[:2])
-    buf = pooling_nd.alloc(
-        shape, g.dtype, slices, disjoint, pooling_nd.is_batch_innermost(g)
-    )
+    order = pooling_nd.order_of(g)
+    buf = pooling_nd.alloc(shape, g.dtype, slices, disjoint, order)
 
-    def spread(c0, c1):
-        part = (slice(None), slice(c0, c1))
+    def spread(part):
         pooling_nd.spread_windows(g[part], slices, buf[part], disjoint)
 
-    pooling_nd.by_channels(spread, g.shape[1], buf.nbytes)
+    pooling_nd.split(spread, g.shape[:2], order, buf.nbytes)
     return (pooling_nd.crop(buf, p.pad, p.in_size),)
