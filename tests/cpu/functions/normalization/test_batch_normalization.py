@@ -3,9 +3,12 @@
 The kernels of ``chainer_cpu.functions.normalization.batch_normalization``
 run for NumPy inputs while the plugin is registered; they give what the
 nodes' own ``forward`` gives (outputs and the state that ``backward``
-reads), for C-order, batch-innermost and strided inputs in every float
-dtype, and the public functions' gradients stay exact through them.
+reads), for C-order, batch-innermost, channels-last and strided inputs in
+every float dtype, and the public functions' gradients stay exact through
+them.
 """
+
+import math
 
 import numpy
 import pytest
@@ -18,7 +21,7 @@ from chainer.functions.normalization import batch_normalization as bn
 from chainer_cpu.functions.normalization import batch_normalization as cpu_bn
 from chainer_cpu.functions.normalization import moments as cpu_moments
 
-_LAYOUTS = ["c_order", "batch_innermost", "strided"]
+_LAYOUTS = ["c_order", "batch_innermost", "channels_last", "strided"]
 _DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 # (x shape, gamma shape, axis): per-channel maps of 1, 12 and 300 elements,
 # two channel axes, and channel axes that are not adjacent.
@@ -38,6 +41,11 @@ def _make(rng, shape, layout, dtype):
         return numpy.ascontiguousarray(a.transpose(order)).transpose(
             numpy.argsort(order)
         )
+    if layout == "channels_last" and a.ndim >= 3:
+        order = (0, *range(2, a.ndim), 1)
+        return numpy.ascontiguousarray(a.transpose(order)).transpose(
+            numpy.argsort(order)
+        )
     if layout == "strided":
         return rng.standard_normal((*shape[:-1], 2 * shape[-1])).astype(dtype)[
             ..., 1::2
@@ -47,6 +55,10 @@ def _make(rng, shape, layout, dtype):
 
 def _is_batch_innermost(a):
     return a.transpose(1, *range(2, a.ndim), 0).flags.c_contiguous
+
+
+def _is_channels_last(a):
+    return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
 
 
 def _tol(dtype):
@@ -121,6 +133,8 @@ def test_training_forward_and_gradient_match_the_reference(
         numpy.testing.assert_allclose(got, want, **_tol(dtype))
     if layout == "batch_innermost" and x.ndim >= 3:
         assert _is_batch_innermost(y.array)
+    if layout == "channels_last" and x.ndim >= 3 and len(gshape) == 1:
+        assert _is_channels_last(y.array)
 
     grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std, node.layout)
     sums = spy["channel_sum"]
@@ -162,6 +176,8 @@ def test_fixed_forward_matches_the_reference(
     assert node.axis == ref.axis
     if layout == "batch_innermost" and x.ndim >= 3:
         assert _is_batch_innermost(y.array)
+    if layout == "channels_last" and x.ndim >= 3 and len(gshape) == 1:
+        assert _is_channels_last(y.array)
 
 
 def test_kernels_run_only_while_registered(cpu_plugin, spy):
@@ -344,3 +360,272 @@ def test_blocked_grad_needs_one_memory_order(blocked_spy):
     for got, want in zip(outs, ref_outs, strict=True):
         numpy.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     assert blocked_spy == [("forward", True), ("grad", False)]
+
+
+@pytest.fixture
+def channels_last_spy(monkeypatch):
+    """Records whether each call of the channels-last paths took them."""
+    taken = []
+    forward, grad = cpu_bn._forward_channels_last, cpu_bn._grad_channels_last
+
+    def spy_forward(*args):
+        result = forward(*args)
+        taken.append(("forward", result is not None))
+        return result
+
+    def spy_grad(*args):
+        result = grad(*args)
+        taken.append(("grad", result is not None))
+        return result
+
+    monkeypatch.setattr(cpu_bn, "_forward_channels_last", spy_forward)
+    monkeypatch.setattr(cpu_bn, "_grad_channels_last", spy_grad)
+    return taken
+
+
+def _exact_sums(rng, shape, dtype):
+    # A channels-last array of multiples of 1/8 whose channels sum to zero
+    # (rows of the (rows, channels) view in +- pairs): every float32 sum the
+    # kernels and the reference take is exact, and the mean subtracted too.
+    # Over thousands of rows per channel, two float32 summation orders of
+    # random data differ by more than the tolerance on sums that nearly
+    # cancel (ggamma of (5, 24, 547): 3.3 times it for the reference against
+    # float64, 0.2 times for the kernels).
+    rows, channels = math.prod(shape) // shape[1], shape[1]
+    half = numpy.round(rng.standard_normal((rows // 2, channels)) * 8) / 8
+    flat = numpy.concatenate([half, numpy.zeros((rows % 2, channels)), -half[::-1]])
+    order = (0, *range(2, len(shape)), 1)
+    stored = flat.astype(dtype).reshape([shape[i] for i in order])
+    return stored.transpose(numpy.argsort(order))
+
+
+def _check_training(x, gy, gamma, beta, stats, ref_stats, tol):
+    # The training forward and gradient kernels against the nodes' own
+    # forward (running statistics ``stats`` and ``ref_stats``, or None);
+    # returns (y, gx) of the kernels.
+    node = bn.BatchNormalization(2e-5, *stats, 0.8)
+    (y,) = cpu_bn.batch_normalization(node, (x, gamma, beta))
+    ref = bn.BatchNormalization(2e-5, *ref_stats, 0.8)
+    (expected,) = ref.forward((x, gamma, beta))
+    assert y.dtype == x.dtype
+    numpy.testing.assert_allclose(y, expected, **tol)
+    pairs = [(node.mean, ref.mean), (node.inv_std, ref.inv_std)]
+    if stats[0] is not None:
+        pairs += list(zip(stats, ref_stats, strict=True))
+    for got, want in pairs:
+        assert got.dtype == want.dtype
+        numpy.testing.assert_allclose(got, want, **tol)
+    grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std, node.layout)
+    outs = cpu_bn.batch_normalization_grad(grad, (x, gamma, gy))
+    ref_grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std)
+    ref_outs = ref_grad.forward((x, gamma, gy))
+    for got, want in zip(outs, ref_outs, strict=True):
+        assert got.dtype == want.dtype
+        assert got.shape == want.shape
+        numpy.testing.assert_allclose(got, want, **tol)
+    numpy.testing.assert_allclose(grad.ggamma, ref_grad.ggamma, **tol)
+    numpy.testing.assert_allclose(grad.gbeta, ref_grad.gbeta, **tol)
+    return y, outs[0]
+
+
+# Channels-last shapes large enough for the channels-last paths: 2-d, 1-d
+# and 3-d maps, rows (n * prod(spatial)) that no row group divides, 3
+# channels (groups of 341 rows), and more channels than ROW_ELEMENTS
+# (groups of one row).
+_CL_SHAPES = [
+    (6, 16, 27, 29),
+    (5, 24, 547),
+    (3, 20, 11, 13, 9),
+    (7, 3, 61, 53),
+    (2, 1031, 37),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("l2_bytes", [1 << 14, 1 << 21])
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("shape", _CL_SHAPES)
+def test_channels_last_paths_match_the_reference(
+    cpu_team, channels_last_spy, monkeypatch, shape, dtype, l2_bytes, threads
+):
+    # Chunks of one row group (tiny L2) or of many; one thread or a team,
+    # whose spans then end in partial chunks.
+    cpu_team(threads)
+    monkeypatch.setattr(cpu_bn._machine, "cache_bytes", lambda level: l2_bytes)
+    rng = numpy.random.default_rng(10)
+    assert numpy.prod(shape) >= cpu_bn.BLOCKED_MIN
+    if dtype == numpy.float32:
+        x, gy = (_exact_sums(rng, shape, dtype) for _ in range(2))
+    else:
+        x, gy = (_make(rng, shape, "channels_last", dtype) for _ in range(2))
+    c = shape[1]
+    gamma = rng.uniform(0.5, 1.5, c).astype(dtype)
+    beta = rng.standard_normal(c).astype(dtype)
+    stats = [rng.standard_normal(c).astype(dtype) for _ in range(2)]
+    ref_stats = [s.copy() for s in stats]
+
+    y, gx = _check_training(x, gy, gamma, beta, stats, ref_stats, _tol(dtype))
+    assert y.strides == x.strides
+    assert gx.strides == x.strides
+    assert _is_channels_last(y)
+    assert _is_channels_last(gx)
+    assert channels_last_spy == [("forward", True), ("grad", True)]
+
+    mean = rng.standard_normal(c).astype(dtype)
+    var = rng.uniform(0.5, 2, c).astype(dtype)
+    node = bn.FixedBatchNormalization(1e-3)
+    (y,) = cpu_bn.fixed_batch_normalization(node, (x, gamma, beta, mean, var))
+    ref = bn.FixedBatchNormalization(1e-3)
+    (expected,) = ref.forward((x, gamma, beta, mean, var))
+    assert y.dtype == dtype
+    assert y.strides == x.strides
+    numpy.testing.assert_allclose(y, expected, **_tol(dtype))
+    numpy.testing.assert_allclose(node.inv_std, ref.inv_std, **_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_channels_last_gradient_of_another_memory_order(channels_last_spy, dtype):
+    # A C-order (or broadcast) gy of a channels-last x: copied into x's
+    # order, the result is the reference's and gx is channels-last.
+    rng = numpy.random.default_rng(11)
+    shape = (6, 16, 27, 29)
+    x = _exact_sums(rng, shape, dtype)
+    gamma = rng.uniform(0.5, 1.5, 16).astype(dtype)
+    node = bn.BatchNormalization()
+    cpu_bn.batch_normalization(node, (x, gamma, numpy.zeros(16, dtype)))
+    in_c_order = numpy.ascontiguousarray(_exact_sums(rng, shape, dtype))
+    quarters = numpy.round(rng.standard_normal((1, 16, 1, 29)) * 4) / 4
+    for gy in (in_c_order, numpy.broadcast_to(quarters.astype(dtype), shape)):
+        grad = bn.BatchNormalizationGrad(
+            node.axis, node.mean, node.inv_std, node.layout
+        )
+        outs = cpu_bn.batch_normalization_grad(grad, (x, gamma, gy))
+        ref_outs = bn.BatchNormalizationGrad(
+            node.axis, node.mean, node.inv_std
+        ).forward((x, gamma, gy))
+        for got, want in zip(outs, ref_outs, strict=True):
+            numpy.testing.assert_allclose(got, want, **_tol(dtype))
+        assert outs[0].strides == x.strides
+    assert channels_last_spy == [("forward", True), ("grad", True), ("grad", True)]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    ("dtype", "offset"),
+    [(numpy.float32, 3.0), (numpy.float32, 30.0), (numpy.float64, 1e4)],
+)
+def test_channels_last_statistics_of_far_means(
+    cpu_team, channels_last_spy, threads, dtype, offset
+):
+    # Means far from zero against the spread: sums of squares taken about
+    # zero would lose the variance (8 digits of it at 1e4 in float64), and
+    # x * scale + (beta - mean * scale) would round at the scale of the
+    # mean. With sums exact (_exact_sums), the results differ from the
+    # reference's by their last roundings only.
+    cpu_team(threads)
+    rng = numpy.random.default_rng(12)
+    shape = (4, 32, 23, 29)
+
+    def make():
+        return _exact_sums(rng, shape, dtype)
+
+    signs = numpy.where(numpy.arange(32) % 2, 1, -1).astype(dtype)
+    x = make() + (offset * signs)[:, None, None]
+    gy = make()
+    gamma = rng.uniform(0.5, 1.5, 32).astype(dtype)
+    beta = rng.standard_normal(32).astype(dtype)
+    stats = [rng.standard_normal(32).astype(dtype) for _ in range(2)]
+    ref_stats = [s.copy() for s in stats]
+    _check_training(x, gy, gamma, beta, stats, ref_stats, _tol(dtype))
+    assert channels_last_spy == [("forward", True), ("grad", True)]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_channels_last_float32_statistics_of_far_means_against_float64(
+    cpu_team, channels_last_spy, threads
+):
+    # Random float32 data 1000 standard deviations from zero: sums of squares
+    # about zero would leave nothing of the variance, and an output shifted
+    # by beta - mean * scale would round at the scale of the mean. Against
+    # the same arithmetic in float64, the kernels keep what float32 inputs
+    # allow (x - mean is exact to 6e-5 at 1000).
+    cpu_team(threads)
+    rng = numpy.random.default_rng(16)
+    signs = numpy.where(numpy.arange(32) % 2, 1.0, -1.0)
+    flat = rng.standard_normal((4, 23, 29, 32)) + 1000.0 * signs
+    x = flat.astype(numpy.float32).transpose(0, 3, 1, 2)
+    gy = rng.standard_normal((4, 23, 29, 32)).astype(numpy.float32)
+    gy = gy.transpose(0, 3, 1, 2)
+    gamma = rng.uniform(0.5, 1.5, 32).astype(numpy.float32)
+    beta = rng.standard_normal(32).astype(numpy.float32)
+    node = bn.BatchNormalization(2e-5)
+    (y,) = cpu_bn.batch_normalization(node, (x, gamma, beta))
+    grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std, node.layout)
+    gx, ggamma, gbeta = cpu_bn.batch_normalization_grad(grad, (x, gamma, gy))
+    assert channels_last_spy == [("forward", True), ("grad", True)]
+    x64, gy64 = x.astype(numpy.float64), gy.astype(numpy.float64)
+    axes = (0, 2, 3)
+    mean = x64.mean(axis=axes, keepdims=True)
+    inv_std = 1 / numpy.sqrt(x64.var(axis=axes, keepdims=True) + 2e-5)
+    x_hat = (x64 - mean) * inv_std
+    g = gamma[:, None, None]
+    numpy.testing.assert_allclose(y, x_hat * g + beta[:, None, None], atol=2e-4)
+    numpy.testing.assert_allclose(node.mean, mean.ravel(), rtol=1e-6)
+    numpy.testing.assert_allclose(node.inv_std, inv_std.ravel(), rtol=1e-4)
+    want_gbeta = gy64.sum(axis=axes)
+    want_ggamma = (gy64 * x_hat).sum(axis=axes)
+    numpy.testing.assert_allclose(gbeta, want_gbeta, rtol=1e-4, atol=1e-2)
+    numpy.testing.assert_allclose(ggamma, want_ggamma, rtol=1e-4, atol=1e-2)
+    m = x.size // 32
+    want_gx = (
+        g
+        * inv_std
+        * (gy64 - (x_hat * want_ggamma[:, None, None] + want_gbeta[:, None, None]) / m)
+    )
+    numpy.testing.assert_allclose(gx, want_gx, atol=2e-4)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_channels_last_with_two_channel_axes(channels_last_spy, dtype):
+    # gamma of shape (4, 8) over x stored (n, w, 4, 8): 32 channels per
+    # position of the (rows, channels) view.
+    rng = numpy.random.default_rng(14)
+    shape = (8, 4, 8, 300)
+
+    def make():
+        if dtype == numpy.float32:
+            a = _exact_sums(rng, (8, 32, 300), dtype)
+        else:
+            a = _make(rng, (8, 32, 300), "channels_last", dtype)
+        return a.reshape(shape)
+
+    x, gy = make(), make()
+    assert x.transpose(0, 3, 1, 2).flags.c_contiguous
+    gamma = rng.uniform(0.5, 1.5, (4, 8)).astype(dtype)
+    beta = rng.standard_normal((4, 8)).astype(dtype)
+    y, gx = _check_training(x, gy, gamma, beta, [None] * 2, [None] * 2, _tol(dtype))
+    assert y.strides == x.strides
+    assert gx.strides == x.strides
+    assert channels_last_spy == [("forward", True), ("grad", True)]
+
+
+def test_small_or_c_order_inputs_keep_their_paths(channels_last_spy, blocked_spy):
+    # Below BLOCKED_MIN, or in other memory orders, the channels-last paths
+    # decline and the existing ones run as before.
+    rng = numpy.random.default_rng(13)
+    gamma, beta = numpy.ones(16, numpy.float32), numpy.zeros(16, numpy.float32)
+    for shape, layout, blocked in [
+        ((4, 16, 9, 9), "channels_last", False),
+        ((6, 16, 27, 29), "c_order", False),
+        ((6, 16, 27, 29), "batch_innermost", True),
+        ((6, 16, 27, 29), "strided", False),
+    ]:
+        channels_last_spy.clear()
+        blocked_spy.clear()
+        x, gy = (_make(rng, shape, layout, numpy.float32) for _ in range(2))
+        _check_training(
+            x, gy, gamma, beta, [None, None], [None, None], _tol(numpy.float32)
+        )
+        assert blocked_spy == [("forward", blocked), ("grad", blocked)]
+        expected = [] if blocked else [("forward", False), ("grad", False)]
+        assert channels_last_spy == expected

@@ -23,7 +23,7 @@ _CASES = [
     ((3, 2, 4, 5), (0, 2)),
     ((3, 4, 5), (1,)),
 ]
-_LAYOUTS = ["c_order", "channel_major", "batch_innermost", "strided"]
+_LAYOUTS = ["c_order", "channel_major", "batch_innermost", "channels_last", "strided"]
 
 
 def _make(rng, shape, layout, dtype):
@@ -35,10 +35,18 @@ def _make(rng, shape, layout, dtype):
         return numpy.ascontiguousarray(a.transpose(order)).transpose(
             numpy.argsort(order)
         )
+    if layout == "channels_last" and a.ndim >= 3:
+        return _channels_last(a)
     if layout == "strided":
         big = rng.standard_normal((*shape[:-1], 2 * shape[-1])).astype(dtype)
         return big[..., ::2]
     return a
+
+
+def _channels_last(a):
+    # a's values, stored with axis 1 innermost.
+    order = (0, *range(2, a.ndim), 1)
+    return numpy.ascontiguousarray(a.transpose(order)).transpose(numpy.argsort(order))
 
 
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
@@ -99,3 +107,59 @@ def test_long_maps_of_a_pair_in_different_orders():
     numpy.testing.assert_allclose(
         cpu_moments.channel_dot(lay, a, b), expected, rtol=1e-5, atol=1e-4
     )
+
+
+def test_channels_last_views_one_row_per_position():
+    rng = numpy.random.default_rng(8)
+    a = _make(rng, (4, 3, 5), "channels_last", numpy.float32)
+    b = _make(rng, (4, 3, 5), "channels_last", numpy.float32)
+    rows = cpu_moments.channels_last(a, b)
+    assert [r.shape for r in rows] == [(20, 3), (20, 3)]
+    assert all(r.flags.c_contiguous for r in rows)
+    assert numpy.shares_memory(rows[0], a)
+    numpy.testing.assert_array_equal(rows[0], a.transpose(0, 2, 1).reshape(20, 3))
+    # C order, one channel or one position per sample: the other branches'.
+    assert (
+        cpu_moments.channels_last(_make(rng, (4, 3, 5), "c_order", numpy.float32))
+        is None
+    )
+    assert (
+        cpu_moments.channels_last(_make(rng, (4, 1, 5), "channels_last", numpy.float32))
+        is None
+    )
+    assert (
+        cpu_moments.channels_last(_make(rng, (4, 3, 1), "channels_last", numpy.float32))
+        is None
+    )
+    # Every array must be channels-last.
+    other = _make(rng, (4, 3, 5), "batch_innermost", numpy.float32)
+    assert cpu_moments.channels_last(a, other) is None
+    assert cpu_moments.channels_last(a[:, :, ::2]) is None
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize(
+    ("rows", "channels"),
+    # Rows a multiple of row_group, with rows left over, fewer than one
+    # group, and channels wider than ROW_ELEMENTS (groups of one row).
+    [(64 * 6, 16), (64 * 6 + 37, 16), (5, 16), (101, 3), (7, 1100)],
+)
+def test_column_sums_of_rows_left_over(rows, channels, dtype):
+    rng = numpy.random.default_rng(9)
+    a, b = (rng.standard_normal((rows, channels)).astype(dtype) for _ in range(2))
+    a64, b64 = a.astype(numpy.float64), b.astype(numpy.float64)
+    tol = {
+        numpy.float16: {"rtol": 1e-2, "atol": 1e-1},
+        numpy.float32: {"rtol": 1e-5, "atol": 1e-4},
+        numpy.float64: {"rtol": 1e-12},
+    }[dtype]
+    got = cpu_moments.column_sum(a)
+    assert got.dtype == dtype
+    numpy.testing.assert_allclose(got, a64.sum(axis=0), **tol)
+    got = cpu_moments.column_sum(a, numpy.float64)
+    assert got.dtype == numpy.float64
+    numpy.testing.assert_allclose(got, a64.sum(axis=0), **tol)
+    got = cpu_moments.column_dot(a, b)
+    assert got.shape == (channels,)
+    assert got.dtype == dtype
+    numpy.testing.assert_allclose(got, (a64 * b64).sum(axis=0), **tol)

@@ -9,8 +9,20 @@ per channel, in ``a``'s dtype.
 Where each channel of ``a`` (and ``b``) fills one block of memory in the
 same element order (a channel-major array, or a batch-innermost one as
 chainer-cpu's convolutions give, see :mod:`chainer_cpu._layout`), the sums
-run over contiguous ``(K, A * B)`` rows. Otherwise the order of the reduction
-follows the length ``B`` of the trailing block.
+run over contiguous ``(K, A * B)`` rows. Otherwise the order of the
+reduction follows the length ``B`` of the trailing block.
+
+Where the channels are innermost in memory (channels-last: ``(A, B, K)``
+storage, :func:`channels_last`), the per-channel sums are column sums of one
+C-contiguous ``(A * B, K)`` array, :func:`column_sum` and :func:`column_dot`,
+which the batch-normalization kernels call chunk by chunk: 0.26 and 0.48 ms
+against 0.49 and 0.67 for einsum over the strided ``(A, K, B)`` view of a
+channels-last (64, 32, 32, 32) float32 array (0.05 and 0.11 vs 0.09 and 0.12
+for (64, 128, 8, 8); 2-vCPU Xeon, NumPy 2.4). At 64K elements they gain
+nothing (0.020 and 0.032 against 0.018 and 0.025 ms for (16, 64, 8, 8)), and
+larger channels-last inputs take the kernels' own channels-last paths, so
+:func:`channel_sum` and :func:`channel_dot` leave channels-last arrays to
+their einsum branches.
 """
 
 import numpy
@@ -26,6 +38,94 @@ EINSUM_MIN_TRAILING = 32
 # other memory orders (a batch-innermost x with a C-order gradient) takes
 # einsum: matmul would copy every strided row.
 MATMUL_MIN_TRAILING = 256
+#: Products of ``(R, K)`` columns are summed over ``(R / k, k * K)`` views
+#: with ``k * K`` about this many elements, so that einsum's inner loop runs
+#: along long rows: 16 vs 25 us per 64K float32 elements in L2 for rows of
+#: 1024 vs 32 (K = 32).
+ROW_ELEMENTS = 1024
+
+
+def channels_last(*arrays):
+    """``(A * B, K)`` C-contiguous views of ``(A, K, B)`` channels-last arrays.
+
+    Channels-last storage is ``(A, B, K)`` in C order (an ``(n, c, h, w)``
+    array lying in memory as ``(n, h, w, c)``): row ``i`` of each view holds
+    the ``K`` channels of one position, the same position for all arrays.
+    With ``K == 1`` or ``B == 1`` that is plain C order, left to the paths
+    for C order: None then.
+
+    Returns:
+        tuple or None: One view per array, or None unless all are
+        channels-last.
+    """
+    for a in arrays:
+        if a.ndim != 3 or a.shape[1] < 2 or a.shape[2] < 2:
+            return None
+        if a.strides[1] != a.itemsize:  # cheap for the usual C order
+            return None
+    moved = [a.transpose(0, 2, 1) for a in arrays]
+    if all(m.flags.c_contiguous for m in moved):
+        return tuple(m.reshape(-1, m.shape[2]) for m in moved)
+    return None
+
+
+def row_group(channels):
+    """Rows ``k`` that :func:`column_sum` and :func:`column_dot` view as one,
+    ``k * channels`` about ``ROW_ELEMENTS``."""
+    return max(1, ROW_ELEMENTS // max(1, channels))
+
+
+def _fold(a, b, reduce, dtype):
+    # reduce(a', b') over (rows / k, k * K) views of the first rows - rows % k
+    # rows, then over the rows left over, its k tiles added in float64:
+    # sequential float32 sums over thousands of rows lose 1e-4 on sums of
+    # about 70.
+    rows, channels = a.shape
+    k = row_group(channels)
+    main = rows - rows % k
+    out = numpy.zeros(channels, numpy.float64)
+    if main:
+        wide = (main // k, k * channels)
+        part = reduce(
+            a[:main].reshape(wide), None if b is None else b[:main].reshape(wide)
+        )
+        out += part.reshape(k, channels).sum(axis=0, dtype=numpy.float64)
+    if main < rows:
+        out += reduce(a[main:], None if b is None else b[main:])
+    return out.astype(a.dtype if dtype is None else dtype, copy=False)
+
+
+def _sum_rows(a, _):
+    # Column sums: one GEMV with a vector of ones for float32 and float64
+    # (6-7 us per 64K float32 elements in L2 at any row width, a.sum(axis=0)
+    # 10 us for rows of 1024, 63 for rows of 32).
+    if a.dtype.char in "fd":
+        return numpy.matmul(numpy.ones(a.shape[0], a.dtype), a)
+    return a.sum(axis=0)
+
+
+def _dot_rows(a, b):
+    return numpy.einsum("rk,rk->k", a, b)
+
+
+def column_sum(a, dtype=None):
+    """Per-column sums of a C-contiguous ``(R, K)`` array, flat.
+
+    Args:
+        a (numpy.ndarray): The columns.
+        dtype: Dtype of the result (``a``'s by default); the sums over
+            ``row_group`` rows at a time are added in float64.
+    """
+    return _fold(a, None, _sum_rows, dtype)
+
+
+def column_dot(a, b, dtype=None):
+    """Per-column sums of ``a * b`` of two C-contiguous ``(R, K)`` arrays, flat.
+
+    Like :func:`column_sum`, the products summed by einsum over ``(R / k,
+    k * K)`` views (``k`` = :func:`row_group`) for long inner loops.
+    """
+    return _fold(a, b, _dot_rows, dtype)
 
 
 def channel_blocks(*arrays):
