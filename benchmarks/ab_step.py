@@ -3,7 +3,8 @@
 On a noisy machine, two separate runs of a step cannot tell a 5 % change from
 the drift between them. This script builds one model (``lenet`` or ``vgg``
 of ``workloads/convnet_step.py``, ``mlp`` of ``mlp_step.py``, ``inference``
-of ``mlp_inference.py``, ``lstm`` of ``lstm_lm_step.py``) and, round by round,
+of ``mlp_inference.py``, ``lstm`` of ``lstm_lm_step.py``, ``nstep`` of
+``nstep_lstm_lm_step.py``) and, round by round,
 times steps under setting A and setting B alternately (the order reversed
 every other round), so that both see the same machine. A setting is a list
 of ``module:attribute=value`` assignments (the value a Python literal),
@@ -100,6 +101,21 @@ def make_step(arch):
                 model(x)
 
         return infer
+    elif arch == "nstep":
+        import lstm_lm_step
+        import nstep_lstm_lm_step
+
+        words, offsets = lstm_lm_step.make_corpus()
+        model = nstep_lstm_lm_step.build_model(lstm_lm_step.make_weights())
+        optimizer = chainer.optimizers.SGD(lr=1.0)
+        optimizer.setup(model)
+        x, t = nstep_lstm_lm_step.window(words, offsets, 0)
+        t = t.reshape(-1)
+
+        def loss():
+            model.reset_state()
+            return F.softmax_cross_entropy(model(x), t) * lstm_lm_step.BPTT
+
     else:
         import lstm_lm_step
 
@@ -127,7 +143,9 @@ def make_step(arch):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("arch", choices=["lenet", "vgg", "mlp", "inference", "lstm"])
+    parser.add_argument(
+        "arch", choices=["lenet", "vgg", "mlp", "inference", "lstm", "nstep"]
+    )
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--steps", type=int, default=2, help="timed steps per turn")
     parser.add_argument("--a", nargs="*", type=parse_assignment, default=[])

@@ -65,6 +65,13 @@ _ALIGN = 64
 _Dims = ctypes.c_int64 * _MAX_NDIMS
 _handle = ctypes.c_void_p
 
+#: Memory order of the activations (inputs, outputs and their gradients) that
+#: oneDNN's convolutions compute on and hand back: ``"channels_last"``
+#: (``(n, *spatial, c)`` in memory) or ``"batch_innermost"`` (``(c, *spatial,
+#: n)``, the order of chainer-cpu's own engine, converted to and from
+#: oneDNN's blocked formats at each call).
+ACTIVATIONS = "channels_last"
+
 _state: dict = {"choice": None, "library": None, "loaded": False}
 #: Plans kept (the most recently used; a plan holds oneDNN's generated code
 #: for one geometry): inputs of ever new shapes (variable-length sequences)
@@ -358,6 +365,29 @@ def _any_md(lib, shape):
     return md
 
 
+def _activation_md(lib, shape):
+    # The primitive's descriptor of an activation tensor of ``shape``:
+    # channels-last strides (then arrays in that order need no reorder), or
+    # any format; made once per shape and kept, as _any_md does.
+    if ACTIVATIONS != "channels_last":
+        return _any_md(lib, shape)
+    key = ("channels_last", shape)
+    md = _any_mds.get(key)
+    if md is None:
+        md = _any_mds[key] = _user_md(lib, shape, _channels_last_strides(shape))
+    return md
+
+
+def _channels_last_strides(shape):
+    # Element strides of (n, c, *spatial) stored as (n, *spatial, c).
+    strides = [0] * len(shape)
+    step = 1
+    for axis in (1, *range(len(shape) - 1, 1, -1), 0):
+        strides[axis] = step
+        step *= shape[axis]
+    return tuple(strides)
+
+
 def _layout_of(a, shape=None):
     # (shape, strides in elements) of a float32 array, as oneDNN reads it.
     shape = a.shape if shape is None else shape
@@ -601,10 +631,13 @@ def applies(x, pad_hi):
     )
 
 
-def _batch_innermost(shape):
-    # An uninitialised float32 array of ``shape`` (n, c, *spatial) stored as
-    # (c, *spatial, n).
+def _activation_array(shape):
+    # An uninitialised float32 array of ``shape`` (n, c, *spatial) in the
+    # memory order of ACTIVATIONS.
     nd = len(shape) - 2
+    if ACTIVATIONS == "channels_last":
+        buf = numpy.empty((shape[0], *shape[2:], shape[1]), numpy.float32)
+        return buf.transpose(0, nd + 1, *range(1, nd + 1))
     buf = numpy.empty((*shape[1:], shape[0]), numpy.float32)
     return buf.transpose(nd + 1, *range(nd + 1))
 
@@ -629,12 +662,12 @@ def forward(x, W, b, out_size, stride, pad, pad_hi, dilate, groups):
         Unsupported: oneDNN has no primitive for it.
     """
     lib = library()
-    y = _batch_innermost((x.shape[0], W.shape[0], *out_size))
+    y = _activation_array((x.shape[0], W.shape[0], *out_size))
     w_shape = _weights_shape(W.shape, groups)
     geometry = (stride, tuple(d - 1 for d in dilate), pad, pad_hi)
     x_layout, w_layout, y_layout = _layout_of(x), _layout_of(W, w_shape), _layout_of(y)
     b_layout = None if b is None else _layout_of(b)
-    key = ("forward", x_layout, w_layout, b_layout, y_layout, geometry)
+    key = ("forward", x_layout, w_layout, b_layout, y_layout, geometry, ACTIVATIONS)
 
     def build():
         user = {
@@ -646,8 +679,8 @@ def forward(x, W, b, out_size, stride, pad, pad_hi, dilate, groups):
         if b is not None:
             user[_ARG_BIAS] = _user_md(lib, *b_layout)
             bias = _any_md(lib, b.shape)
-        mds = (_any_md(lib, x.shape), _any_md(lib, w_shape), bias)
-        pd = _forward_pd(lib, (*mds, _any_md(lib, y.shape)), geometry)
+        mds = (_activation_md(lib, x.shape), _any_md(lib, w_shape), bias)
+        pd = _forward_pd(lib, (*mds, _activation_md(lib, y.shape)), geometry)
         try:
             return _Plan(lib, pd, user, {_ARG_DST})
         finally:
@@ -678,14 +711,15 @@ def backward_data(gy, W, x_shape, stride, pad, pad_hi, dilate, groups):
     Raises:
         Unsupported: oneDNN has no primitive for it.
     """
-    gx = _batch_innermost(tuple(x_shape))
+    gx = _activation_array(tuple(x_shape))
     w_shape = _weights_shape(W.shape, groups)
     geometry = (stride, tuple(d - 1 for d in dilate), pad, pad_hi)
 
     def make_pd(lib, pd, conv, hint):
         return lib.dnnl_convolution_backward_data_primitive_desc_create(
-            pd, lib.chainer_engine, _CONVOLUTION_DIRECT, _any_md(lib, gx.shape),
-            _any_md(lib, w_shape), _any_md(lib, gy.shape), *conv, hint, _attr(lib),
+            pd, lib.chainer_engine, _CONVOLUTION_DIRECT,
+            _activation_md(lib, gx.shape), _any_md(lib, w_shape),
+            _activation_md(lib, gy.shape), *conv, hint, _attr(lib),
         )  # fmt: skip
 
     arrays = {_ARG_DIFF_DST: gy, _ARG_WEIGHTS: W, _ARG_DIFF_SRC: gx}
@@ -716,9 +750,9 @@ def backward_weights(x, gy, W_shape, stride, pad, pad_hi, dilate, groups):
 
     def make_pd(lib, pd, conv, hint):
         return lib.dnnl_convolution_backward_weights_primitive_desc_create(
-            pd, lib.chainer_engine, _CONVOLUTION_DIRECT, _any_md(lib, x.shape),
-            _any_md(lib, w_shape), None, _any_md(lib, gy.shape), *conv, hint,
-            _attr(lib),
+            pd, lib.chainer_engine, _CONVOLUTION_DIRECT,
+            _activation_md(lib, x.shape), _any_md(lib, w_shape), None,
+            _activation_md(lib, gy.shape), *conv, hint, _attr(lib),
         )  # fmt: skip
 
     arrays = {_ARG_SRC: x, _ARG_DIFF_DST: gy, _ARG_DIFF_WEIGHTS: gW}
@@ -740,11 +774,11 @@ def _backward(kind, make_pd, src_shape, w_shape, dst_shape, geometry, arrays):
         for arg, a in arrays.items()
     }
     output = list(arrays)[-1]
-    key = (kind, tuple(layouts.items()), geometry)
+    key = (kind, tuple(layouts.items()), geometry, ACTIVATIONS)
 
     def build():
-        mds = (_any_md(lib, src_shape), _any_md(lib, w_shape), None)
-        hint = _forward_pd(lib, (*mds, _any_md(lib, dst_shape)), geometry)
+        mds = (_activation_md(lib, src_shape), _any_md(lib, w_shape), None)
+        hint = _forward_pd(lib, (*mds, _activation_md(lib, dst_shape)), geometry)
         pd = _handle()
         try:
             conv = tuple(_dims(values) for values in geometry)

@@ -19,12 +19,20 @@ ENGINES = ["onednn", "numpy"]
 
 
 def _input(rng, shape, layout, dtype=numpy.float32):
-    # ``shape`` (n, c, *spatial) stored C-order or batch-innermost.
+    # ``shape`` (n, c, *spatial) stored C-order, batch-innermost or
+    # channels-last.
+    nd = len(shape) - 2
     if layout == "batch_innermost":
-        nd = len(shape) - 2
         buf = rng.standard_normal((*shape[1:], shape[0])).astype(dtype)
         return buf.transpose(nd + 1, *range(nd + 1))
+    if layout == "channels_last":
+        buf = rng.standard_normal((shape[0], *shape[2:], shape[1])).astype(dtype)
+        return buf.transpose(0, nd + 1, *range(1, nd + 1))
     return rng.standard_normal(shape).astype(dtype)
+
+
+def _is_channels_last(a):
+    return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
 
 
 def _conv_pass(engine, conv_choice, x, W, b, **kwargs):
@@ -53,12 +61,15 @@ CASES = [
 
 
 @pytest.mark.parametrize(("x_shape", "w_shape", "kwargs"), CASES)
-@pytest.mark.parametrize("layout", ["c", "batch_innermost"])
+@pytest.mark.parametrize("layout", ["c", "batch_innermost", "channels_last"])
 @pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("activations", ["batch_innermost", "channels_last"])
 def test_forward_and_gradients_match_the_numpy_engine(
-    x_shape, w_shape, kwargs, layout, bias, conv_choice, cpu_plugin, cpu_team
-):
+    x_shape, w_shape, kwargs, layout, bias, activations, conv_choice, cpu_plugin,
+    cpu_team, monkeypatch,
+):  # fmt: skip
     cpu_team(2)
+    monkeypatch.setattr(_onednn, "ACTIVATIONS", activations)
     rng = numpy.random.RandomState(0)
     x = _input(rng, x_shape, layout)
     W = rng.standard_normal(w_shape).astype(numpy.float32)
@@ -141,13 +152,32 @@ def test_deconvolution_matches_the_reference(
     numpy.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-4)
 
 
-def test_outputs_are_batch_innermost(conv_choice, cpu_plugin):
+@pytest.mark.parametrize("activations", ["batch_innermost", "channels_last"])
+def test_outputs_and_input_gradients_take_the_activations_order(
+    activations, conv_choice, cpu_plugin, monkeypatch
+):
     conv_choice("onednn")
-    x = numpy.ones((2, 3, 6, 6), numpy.float32)
+    monkeypatch.setattr(_onednn, "ACTIVATIONS", activations)
+    is_expected = (
+        _is_channels_last
+        if activations == "channels_last"
+        else _layout.is_batch_innermost
+    )
+    # The input gradient reaching a non-leaf input (leaves store theirs
+    # C-contiguous).
+    h = chainer.Variable(numpy.ones((2, 3, 6, 6), numpy.float32)) * 1
     W = numpy.ones((4, 3, 3, 3), numpy.float32)
-    y = F.convolution_2d(x, W, pad=1).array
-    assert _layout.is_batch_innermost(y)
-    numpy.testing.assert_array_equal(y[:, :, 2:4, 2:4], numpy.full((2, 4, 2, 2), 27.0))
+    y = F.convolution_2d(h, W, pad=1)
+    assert is_expected(y.array)
+    numpy.testing.assert_array_equal(
+        y.array[:, :, 2:4, 2:4], numpy.full((2, 4, 2, 2), 27.0)
+    )
+    y.grad = numpy.ones(y.shape, numpy.float32)
+    y.backward(retain_grad=True)
+    assert is_expected(h.grad)
+    numpy.testing.assert_array_equal(
+        h.grad[:, :, 2:4, 2:4], numpy.full((2, 3, 2, 2), 36.0)
+    )
 
 
 def test_choice_from_the_environment(monkeypatch):

@@ -380,9 +380,13 @@ def convolution(node, inputs):
         y, node.patches = own()
         return (y,)
     dilate, out_size, pad_hi = geometry
+    # The engine is chosen per geometry, whatever the memory order of x:
+    # with oneDNN's channels-last activations an earlier layer's choice
+    # changes that order, and a key with strides would start a new race for
+    # every layer after each earlier layer settles.
     key = (
-        "forward", x.shape, x.strides, W.shape, b is None, node.stride, node.pad,
-        pad_hi, dilate, node.groups, keep_col,
+        "forward", x.shape, W.shape, b is None, node.stride, node.pad, pad_hi,
+        dilate, node.groups, keep_col,
     )  # fmt: skip
 
     def onednn():
@@ -419,10 +423,9 @@ def convolution_grad_weight(node, inputs):
         gW = own()
     else:
         dilate, _, pad_hi = geometry
-        key = (
-            "backward_weights", x.shape, x.strides, gy.shape, gy.strides,
-            tuple(node.W_shape), node.stride, node.pad, pad_hi, dilate,
-            node.groups, cols is None,
+        key = (  # per geometry, as convolution's
+            "backward_weights", x.shape, gy.shape, tuple(node.W_shape),
+            node.stride, node.pad, pad_hi, dilate, node.groups, cols is None,
         )  # fmt: skip
 
         def onednn():

@@ -51,9 +51,9 @@ def deconvolution(node, inputs):
     pad_hi = _onednn_pad_hi(x, W, node, out_size)
     if pad_hi is None:
         return (own(),)
-    key = (
-        "backward_data", x.shape, x.strides, W.shape, b is None, out_size,
-        node.stride, node.pad, pad_hi, node.dilate, node.groups,
+    key = (  # per geometry, whatever the memory order of x (see convolution)
+        "backward_data", x.shape, W.shape, b is None, out_size, node.stride,
+        node.pad, pad_hi, node.dilate, node.groups,
     )  # fmt: skip
 
     def onednn():
