@@ -8,6 +8,7 @@ every float dtype, and the public functions' gradients stay exact through
 them.
 """
 
+import collections
 import math
 
 import numpy
@@ -59,6 +60,11 @@ def _is_batch_innermost(a):
 
 def _is_channels_last(a):
     return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
+
+
+# oneDNN's sums run in another order than the reference's: float32 results
+# agree to a few units in the last place of their sums.
+_ONEDNN_TOL = {"rtol": 1e-4, "atol": 1e-4}
 
 
 def _tol(dtype):
@@ -364,7 +370,12 @@ def test_blocked_grad_needs_one_memory_order(blocked_spy):
 
 @pytest.fixture
 def channels_last_spy(monkeypatch):
-    """Records whether each call of the channels-last paths took them."""
+    """Records whether each call of the channels-last paths took them.
+
+    oneDNN's batch normalization (which takes float32 channels-last inputs
+    first where the ``onednn`` extra is in use) is switched off.
+    """
+    monkeypatch.setattr(cpu_bn, "USE_ONEDNN", False)
     taken = []
     forward, grad = cpu_bn._forward_channels_last, cpu_bn._grad_channels_last
 
@@ -629,3 +640,63 @@ def test_small_or_c_order_inputs_keep_their_paths(channels_last_spy, blocked_spy
         assert blocked_spy == [("forward", blocked), ("grad", blocked)]
         expected = [] if blocked else [("forward", False), ("grad", False)]
         assert channels_last_spy == expected
+
+
+@pytest.mark.parametrize("shape", [(6, 16, 27, 29), (5, 24, 547), (3, 20, 11, 13, 9)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_onednn_batch_normalization_of_channels_last_float32(
+    conv_choice, cpu_team, monkeypatch, shape, threads
+):
+    # Float32 channels-last inputs go to oneDNN's batch normalization
+    # (forward and gradient) where the onednn extra is in use: the
+    # reference's results, running statistics and memory order.
+    conv_choice("onednn")
+    cpu_team(threads)
+    from chainer_cpu import _onednn
+
+    monkeypatch.setattr(_onednn, "_plans", collections.OrderedDict())
+    rng = numpy.random.default_rng(21)
+    channels = shape[1]
+    x = _make(rng, shape, "channels_last", numpy.float32) * 2 + 3
+    gy = _make(rng, shape, "channels_last", numpy.float32)
+    gamma = rng.uniform(0.5, 1.5, channels).astype(numpy.float32)
+    beta = rng.standard_normal(channels).astype(numpy.float32)
+    stats = [numpy.zeros(channels, numpy.float32), numpy.ones(channels, numpy.float32)]
+    ref_stats = [a.copy() for a in stats]
+    y, gx = _check_training(x, gy, gamma, beta, stats, ref_stats, _ONEDNN_TOL)
+    assert y.strides == x.strides
+    assert gx.strides == x.strides
+    kinds = [key[1] for key in _onednn._plans if key[0] == "batch_normalization"]
+    assert kinds == ["forward", "backward"]
+    # A C-order gy is taken too (copied into x's order), the result the same.
+    node = bn.BatchNormalization()
+    cpu_bn.batch_normalization(node, (x, gamma, beta))
+    grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std, node.layout)
+    outs = cpu_bn.batch_normalization_grad(
+        grad, (x, gamma, numpy.ascontiguousarray(gy))
+    )
+    numpy.testing.assert_allclose(outs[0], gx, rtol=1e-6, atol=1e-6)
+
+
+def test_onednn_batch_normalization_leaves_other_inputs(conv_choice, monkeypatch):
+    # Batch-innermost, C-order, float64 and small inputs, a per-element
+    # gamma, or oneDNN not chosen: the NumPy kernels.
+    from chainer_cpu import _onednn
+
+    rng = numpy.random.default_rng(22)
+    x = _make(rng, (6, 16, 27, 29), "channels_last", numpy.float32)
+    gamma = numpy.ones(16, numpy.float32)
+    conv_choice("onednn")
+    assert _onednn.batch_normalization_applies(x, gamma)
+    assert not _onednn.batch_normalization_applies(x.astype(numpy.float64), gamma)
+    for layout in ["batch_innermost", "c_order"]:
+        other = _make(rng, (6, 16, 27, 29), layout, numpy.float32)
+        assert not _onednn.batch_normalization_applies(other, gamma)
+    assert not _onednn.batch_normalization_applies(
+        x, numpy.ones((16, 27), numpy.float32)
+    )
+    node = bn.BatchNormalization()
+    node.set_layout(x[:2, :, :4], gamma)
+    assert not cpu_bn._onednn_applies(node, x[:2, :, :4], gamma)  # below BLOCKED_MIN
+    conv_choice("numpy")
+    assert not _onednn.batch_normalization_applies(x, gamma)

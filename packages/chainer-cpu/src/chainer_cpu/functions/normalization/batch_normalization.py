@@ -56,6 +56,13 @@ ms (forward) and 6.2 / 3.7 / 2.4 ms (gradient) for the three shapes, the
 blocked ones on batch-innermost inputs 2.9 / 1.6 / 1.1 and 3.7 / 2.0 / 1.3
 (medians of 24 calls each, the two orders interleaved).
 
+Where the ``onednn`` extra is in use (:mod:`chainer_cpu._onednn`), a
+float32 channels-last ``x`` of ``BLOCKED_MIN`` elements or more, normalized
+per channel, goes to oneDNN's batch normalization instead (training forward
+and gradient; :data:`USE_ONEDNN`): the VGG-style step 124.6 vs 154.9 ms
+against the channels-last kernels here (``benchmarks/ab_step.py vgg``, 15
+of 16 rounds).
+
 They import nothing of the catalogue: each node's documented
 ``set_layout(x, gamma)`` gives the reduction layout (a
 ``chainer.functions.normalization.moments.Layout``) and the dtype of the
@@ -67,6 +74,7 @@ on the gradient node, ``ggamma`` and ``gbeta``.
 import numpy
 
 from chainer_cpu import _machine
+from chainer_cpu import _onednn
 from chainer_cpu import _parallel
 from chainer_cpu.functions.normalization import moments as cpu_moments
 
@@ -417,6 +425,41 @@ def _grad_channels_last(node, x, gamma, gy, layout, dtype):
     return gx, ggamma, gbeta
 
 
+#: Whether channels-last float32 inputs are normalized by oneDNN's batch
+#: normalization where the ``onednn`` extra is in use (False: by the
+#: channels-last kernels here; for comparisons).
+USE_ONEDNN = True
+
+
+def _onednn_applies(node, x, gamma):
+    # Per-channel statistics of a large channels-last float32 x, on oneDNN.
+    return (
+        USE_ONEDNN
+        and x.size >= BLOCKED_MIN
+        and tuple(node.axis) == (0, *range(2, x.ndim))
+        and _onednn.batch_normalization_applies(x, gamma)
+    )
+
+
+def _forward_onednn(node, x, gamma, beta):
+    # The training forward on oneDNN; returns (y, mean, var, inv_std) or None.
+    if not _onednn_applies(node, x, gamma):
+        return None
+    y, mean, var = _onednn.batch_normalization(x, gamma, beta, node.eps)
+    return y, mean, var, _inv_std(var, node.eps)
+
+
+def _grad_onednn(node, x, gamma, gy):
+    # The gradient on oneDNN; returns (gx, ggamma, gbeta) or None. oneDNN
+    # takes the variance and eps; the node keeps inv_std: var + eps given as
+    # the variance, with no eps.
+    if not _onednn_applies(node, x, gamma) or gy.dtype != x.dtype:
+        return None
+    inv_std = node.inv_std.astype(numpy.float64)
+    var_eps = 1.0 / (inv_std * inv_std)
+    return _onednn.batch_normalization_grad(x, gamma, gy, node.mean, var_eps, 0.0)
+
+
 def _inv_std(var, eps):
     # 1 / sqrt(var + eps), in place on a new array.
     inv_std = var + eps
@@ -442,7 +485,9 @@ def batch_normalization(node, inputs):
     x, gamma, beta = inputs
     layout, dtype = node.set_layout(x, gamma)
     m = layout.count
-    fast = _forward_blocked(node, x, gamma, beta, layout, dtype)
+    fast = _forward_onednn(node, x, gamma, beta)
+    if fast is None:
+        fast = _forward_blocked(node, x, gamma, beta, layout, dtype)
     if fast is None:
         fast = _forward_channels_last(node, x, gamma, beta, layout, dtype)
     if fast is not None:
@@ -495,7 +540,9 @@ def batch_normalization_grad(node, inputs):
     """
     x, gamma, gy = inputs
     layout, dtype = node.set_layout(x, gamma)
-    fast = _grad_blocked(node, x, gamma, gy, layout, dtype)
+    fast = _grad_onednn(node, x, gamma, gy)
+    if fast is None:
+        fast = _grad_blocked(node, x, gamma, gy, layout, dtype)
     if fast is None:
         fast = _grad_channels_last(node, x, gamma, gy, layout, dtype)
     if fast is not None:
