@@ -86,6 +86,41 @@ def test_matmul_writes_out(choice, out_kind, gemm_choice, cpu_team):
         assert numpy.isnan(buffer[:, 230:]).all()
 
 
+@pytest.mark.parametrize("choice", CHOICES)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("out_kind", [None, "column_slice", "fortran"])
+@pytest.mark.parametrize(
+    "shape",
+    [(3, 4, 5), (300, 200, 40), (50, 100, 333)],
+    ids=["tiny", "tall", "columns"],
+)
+def test_matmul_adds_a_bias(choice, threads, out_kind, shape, gemm_choice, cpu_team):
+    gemm_choice(choice)
+    cpu_team(threads)
+    m, k, n = shape
+    rng = numpy.random.RandomState(2)
+    a = rng.standard_normal((m, k)).astype(numpy.float32)
+    b = rng.standard_normal((n, k)).astype(numpy.float32).T
+    bias = rng.standard_normal(n).astype(numpy.float32) * 10
+    buffer = out = None
+    if out_kind == "column_slice":
+        buffer = numpy.full((m, n + 60), numpy.nan, numpy.float32)
+        out = buffer[:, 30 : 30 + n]
+    elif out_kind == "fortran":
+        out = numpy.full((m, n), numpy.nan, numpy.float32, order="F")
+    y = _gemm.matmul(a, b, out=out, bias=bias)
+    if out is not None:
+        assert y is out
+    numpy.testing.assert_allclose(y, a @ b + bias, rtol=1e-4, atol=1e-3)
+    if buffer is not None:
+        assert numpy.isnan(buffer[:, :30]).all()
+        assert numpy.isnan(buffer[:, 30 + n :]).all()
+    # A bias of another dtype is added after the product.
+    y = _gemm.matmul(a, b, bias=bias.astype(numpy.float64))
+    assert y.dtype == numpy.float32
+    numpy.testing.assert_allclose(y, a @ b + bias, rtol=1e-4, atol=1e-3)
+
+
 def test_mixed_dtypes_take_numpy(gemm_choice):
     gemm_choice("numpy")
     a = numpy.ones((40, 50), numpy.float32)

@@ -154,17 +154,22 @@ def _deliver(c, out, accumulate=False):
     return out
 
 
-def matmul(a, b, out=None):
-    """Returns ``a @ b`` for 2-d ``a`` and ``b``, through MKL where it applies.
+def matmul(a, b, out=None, bias=None):
+    """``a @ b`` (plus ``bias``) of 2-d ``a`` and ``b``, through MKL where it applies.
 
     Args:
         a (numpy.ndarray): ``(m, k)`` matrix, any strides.
         b (numpy.ndarray): ``(k, n)`` matrix with the dtype of ``a``.
         out (numpy.ndarray or None): ``(m, n)`` array of that dtype to write
-            the product into.
+            the result into.
+        bias (numpy.ndarray or None): ``(n,)`` vector of that dtype added to
+            every row of the product. With MKL each thread writes it into its
+            part of the result just before its product, which MKL adds to
+            (one pass over the result less than adding it afterwards, and
+            split among the threads).
 
     Returns:
-        numpy.ndarray: The product (``out`` where given).
+        numpy.ndarray: The result (``out`` where given).
     """
     m, k = a.shape
     n = b.shape[1]
@@ -172,6 +177,8 @@ def matmul(a, b, out=None):
     gemm = None
     if work >= MKL_MIN and a.dtype == b.dtype and choice() == "mkl":
         gemm = _mkl.gemm_function(a.dtype)
+    if bias is not None and (gemm is None or bias.dtype != a.dtype):
+        return _plus(matmul(a, b, out=out), bias)
     if gemm is None or max(m, n, k) > _mkl.INT_MAX:
         return numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
     size = a.itemsize
@@ -179,11 +186,15 @@ def matmul(a, b, out=None):
     a, transa, lda = _operand(a)
     b, transb, ldb = _operand(b)
     if max(lda, ldb, ldc) > _mkl.INT_MAX:
-        return numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
+        result = numpy.matmul(a, b) if out is None else numpy.matmul(a, b, out=out)
+        return result if bias is None else _plus(result, bias)
     pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
+    beta = 0.0 if bias is None else 1.0
     parts = _team_width(work)
     if parts <= 1:
-        gemm(transa, transb, m, n, k, pa, lda, pb, ldb, pc, ldc)
+        if bias is not None:
+            c[...] = bias
+        gemm(transa, transb, m, n, k, pa, lda, pb, ldb, pc, ldc, beta)
     elif m >= n:
         # Rows of C and of op(A).
         step_a = size if transa else lda * size
@@ -191,9 +202,11 @@ def matmul(a, b, out=None):
 
         def rows(i):
             r0, r1 = ranges[i]
+            if bias is not None:
+                c[r0:r1] = bias
             gemm(
                 transa, transb, r1 - r0, n, k, pa + r0 * step_a, lda, pb, ldb,
-                pc + r0 * ldc * size, ldc,
+                pc + r0 * ldc * size, ldc, beta,
             )  # fmt: skip
 
         _parallel.run(rows, len(ranges))
@@ -204,13 +217,21 @@ def matmul(a, b, out=None):
 
         def columns(i):
             c0, c1 = ranges[i]
+            if bias is not None:
+                c[:, c0:c1] = bias[c0:c1]
             gemm(
                 transa, transb, m, c1 - c0, k, pa, lda, pb + c0 * step_b, ldb,
-                pc + c0 * size, ldc,
+                pc + c0 * size, ldc, beta,
             )  # fmt: skip
 
         _parallel.run(columns, len(ranges))
     return c if in_place else _deliver(c, out)
+
+
+def _plus(result, bias):
+    # The product plus the bias row, in place.
+    result += bias
+    return result
 
 
 #: Right operands of at least this many elements are packed by
