@@ -271,25 +271,26 @@ def test_link_in_a_training_step(cpu_plugin):
         numpy.testing.assert_allclose(fast, reference, rtol=1e-4, atol=1e-5)
 
 
+def _path_spy(monkeypatch, forward_name, grad_name):
+    # Records ("forward" or "grad", taken) for each call of the two path
+    # functions of cpu_bn (a path declines by returning None).
+    taken = []
+    for kind, name in (("forward", forward_name), ("grad", grad_name)):
+        path = getattr(cpu_bn, name)
+
+        def spy(*args, kind=kind, path=path):
+            result = path(*args)
+            taken.append((kind, result is not None))
+            return result
+
+        monkeypatch.setattr(cpu_bn, name, spy)
+    return taken
+
+
 @pytest.fixture
 def blocked_spy(monkeypatch):
     """Records whether each call of the blocked paths took them."""
-    taken = []
-    forward, grad = cpu_bn._forward_blocked, cpu_bn._grad_blocked
-
-    def spy_forward(*args):
-        result = forward(*args)
-        taken.append(("forward", result is not None))
-        return result
-
-    def spy_grad(*args):
-        result = grad(*args)
-        taken.append(("grad", result is not None))
-        return result
-
-    monkeypatch.setattr(cpu_bn, "_forward_blocked", spy_forward)
-    monkeypatch.setattr(cpu_bn, "_grad_blocked", spy_grad)
-    return taken
+    return _path_spy(monkeypatch, "_forward_blocked", "_grad_blocked")
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -335,15 +336,7 @@ def test_blocked_paths_match_the_reference(
         assert got.dtype == want.dtype
         numpy.testing.assert_allclose(got, want, **_tol(dtype))
 
-    grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std, node.layout)
-    outs = cpu_bn.batch_normalization_grad(grad, (x, gamma, gy))
-    ref_grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std)
-    ref_outs = ref_grad.forward((x, gamma, gy))
-    for got, want in zip(outs, ref_outs, strict=True):
-        assert got.dtype == want.dtype
-        numpy.testing.assert_allclose(got, want, **_tol(dtype))
-    numpy.testing.assert_allclose(grad.ggamma, ref_grad.ggamma, **_tol(dtype))
-    numpy.testing.assert_allclose(grad.gbeta, ref_grad.gbeta, **_tol(dtype))
+    _check_grad(node, x, gamma, gy, _tol(dtype))
     # A C-order x has each channel in n pieces: it takes the other paths.
     blocked = layout != "c_order"
     assert blocked_spy == [("forward", blocked), ("grad", blocked)]
@@ -376,22 +369,7 @@ def channels_last_spy(monkeypatch):
     first where the ``onednn`` extra is in use) is switched off.
     """
     monkeypatch.setattr(cpu_bn, "USE_ONEDNN", False)
-    taken = []
-    forward, grad = cpu_bn._forward_channels_last, cpu_bn._grad_channels_last
-
-    def spy_forward(*args):
-        result = forward(*args)
-        taken.append(("forward", result is not None))
-        return result
-
-    def spy_grad(*args):
-        result = grad(*args)
-        taken.append(("grad", result is not None))
-        return result
-
-    monkeypatch.setattr(cpu_bn, "_forward_channels_last", spy_forward)
-    monkeypatch.setattr(cpu_bn, "_grad_channels_last", spy_grad)
-    return taken
+    return _path_spy(monkeypatch, "_forward_channels_last", "_grad_channels_last")
 
 
 def _exact_sums(rng, shape, dtype):
@@ -426,6 +404,12 @@ def _check_training(x, gy, gamma, beta, stats, ref_stats, tol):
     for got, want in pairs:
         assert got.dtype == want.dtype
         numpy.testing.assert_allclose(got, want, **tol)
+    return y, _check_grad(node, x, gamma, gy, tol)
+
+
+def _check_grad(node, x, gamma, gy, tol):
+    # The gradient kernel after the forward ``node`` against the gradient
+    # node's own forward; returns the kernel's gx.
     grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std, node.layout)
     outs = cpu_bn.batch_normalization_grad(grad, (x, gamma, gy))
     ref_grad = bn.BatchNormalizationGrad(node.axis, node.mean, node.inv_std)
@@ -436,7 +420,7 @@ def _check_training(x, gy, gamma, beta, stats, ref_stats, tol):
         numpy.testing.assert_allclose(got, want, **tol)
     numpy.testing.assert_allclose(grad.ggamma, ref_grad.ggamma, **tol)
     numpy.testing.assert_allclose(grad.gbeta, ref_grad.gbeta, **tol)
-    return y, outs[0]
+    return outs[0]
 
 
 # Channels-last shapes large enough for the channels-last paths: 2-d, 1-d
