@@ -677,8 +677,8 @@ def forward(x, W, b, out_size, stride, pad, pad_hi, dilate, groups):
         groups (int): Number of channel groups.
 
     Returns:
-        numpy.ndarray: The output, ``(n, c_O, *out_size)``, stored
-        batch-innermost (see :mod:`chainer_cpu._layout`).
+        numpy.ndarray: The output, ``(n, c_O, *out_size)``, in the memory
+        order of :data:`ACTIVATIONS`.
 
     Raises:
         Unsupported: oneDNN has no primitive for it.
@@ -728,7 +728,8 @@ def backward_data(gy, W, x_shape, stride, pad, pad_hi, dilate, groups):
         groups (int): Number of channel groups.
 
     Returns:
-        numpy.ndarray: ``(n, c_I, *spatial)``, stored batch-innermost.
+        numpy.ndarray: ``(n, c_I, *spatial)``, in the memory order of
+        :data:`ACTIVATIONS`.
 
     Raises:
         Unsupported: oneDNN has no primitive for it.
@@ -905,7 +906,7 @@ def batch_normalization_grad(x, gamma, gy, mean, var, eps):
         ``ggamma = sum(gy * x_hat)`` and ``gbeta = sum(gy)`` per channel.
     """
     if gy.strides != x.strides:
-        gy = in_layout_of(x, gy)
+        gy = _in_layout_of(x, gy)
     gx = numpy.empty_like(x)
     ggamma = numpy.empty(x.shape[1], numpy.float32)
     gbeta = numpy.empty(x.shape[1], numpy.float32)
@@ -919,8 +920,8 @@ def batch_normalization_grad(x, gamma, gy, mean, var, eps):
     return gx, ggamma, gbeta
 
 
-def in_layout_of(x, a):
-    """``a`` (of ``x``'s shape and dtype float32) copied into the strides of ``x``."""
+def _in_layout_of(x, a):
+    # ``a`` (of x's shape) copied into an array of x's strides and dtype.
     out = numpy.empty_like(x)
     numpy.copyto(out, a)
     return out
