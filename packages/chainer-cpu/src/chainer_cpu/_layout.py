@@ -33,6 +33,36 @@ def as_batch_innermost(x):
     return numpy.ascontiguousarray(x.transpose(1, *range(2, x.ndim), 0))
 
 
+def is_channels_last(x):
+    """Whether ``x`` ``(n, c, *spatial)``, 2+ channels, lies as ``(n, *spatial, c)``.
+
+    oneDNN's convolutions give their outputs this memory order (``nhwc``);
+    pooling, batch normalization and ReLU keep it. With one channel it is
+    C order, and not counted.
+    """
+    if x.ndim < 3 or x.shape[1] < 2 or x.strides[1] != x.itemsize:
+        return False
+    return x.transpose(0, *range(2, x.ndim), 1).flags.c_contiguous
+
+
+def empty_channels_last(shape, dtype, make=numpy.empty):
+    """A new ``(n, c, *spatial)`` array stored channels-last (``make`` fills it)."""
+    nd = len(shape) - 2
+    buf = make((shape[0], *shape[2:], shape[1]), dtype)
+    return buf.transpose(0, nd + 1, *range(1, nd + 1))
+
+
+def copy_in_order(a, like):
+    """``a`` copied into a new array of ``a``'s dtype in the memory order of ``like``.
+
+    ``like`` has ``a``'s shape and is dense in some axis order (a
+    channels-last or batch-innermost array, say).
+    """
+    out = numpy.empty_like(like, dtype=a.dtype)
+    numpy.copyto(out, a)
+    return out
+
+
 #: From this many bytes, the copy of :func:`pad_batch_innermost` is split by
 #: channel among the CPU team's threads.
 PARALLEL_COPY_BYTES = 1 << 20

@@ -40,6 +40,7 @@ import time
 import numpy
 
 from chainer.utils import install_hint
+from chainer_cpu import _layout
 from chainer_cpu import _machine
 from chainer_cpu import _parallel
 
@@ -656,10 +657,9 @@ def applies(x, pad_hi):
 def _activation_array(shape):
     # An uninitialised float32 array of ``shape`` (n, c, *spatial) in the
     # memory order of ACTIVATIONS.
-    nd = len(shape) - 2
     if ACTIVATIONS == "channels_last":
-        buf = numpy.empty((shape[0], *shape[2:], shape[1]), numpy.float32)
-        return buf.transpose(0, nd + 1, *range(1, nd + 1))
+        return _layout.empty_channels_last(shape, numpy.float32)
+    nd = len(shape) - 2
     buf = numpy.empty((*shape[1:], shape[0]), numpy.float32)
     return buf.transpose(nd + 1, *range(nd + 1))
 
@@ -795,9 +795,7 @@ def batch_normalization_applies(x, gamma):
         x.dtype == numpy.float32
         and 3 <= x.ndim <= 5
         and gamma.shape == (x.shape[1],)
-        and x.shape[1] > 1
-        and x.strides[1] == x.itemsize
-        and x.transpose(0, *range(2, x.ndim), 1).flags.c_contiguous
+        and _layout.is_channels_last(x)
         and choice() != "numpy"
     )
 
@@ -906,7 +904,7 @@ def batch_normalization_grad(x, gamma, gy, mean, var, eps):
         ``ggamma = sum(gy * x_hat)`` and ``gbeta = sum(gy)`` per channel.
     """
     if gy.strides != x.strides:
-        gy = _in_layout_of(x, gy)
+        gy = _layout.copy_in_order(gy, x)
     gx = numpy.empty_like(x)
     ggamma = numpy.empty(x.shape[1], numpy.float32)
     gbeta = numpy.empty(x.shape[1], numpy.float32)
@@ -918,13 +916,6 @@ def batch_normalization_grad(x, gamma, gy, mean, var, eps):
         _ARG_DIFF_SCALE: ggamma, _ARG_DIFF_SHIFT: gbeta,
     })  # fmt: skip
     return gx, ggamma, gbeta
-
-
-def _in_layout_of(x, a):
-    # ``a`` (of x's shape) copied into an array of x's strides and dtype.
-    out = numpy.empty_like(x)
-    numpy.copyto(out, a)
-    return out
 
 
 _WEIGHT_ARGS = (_ARG_WEIGHTS, _ARG_DIFF_WEIGHTS)

@@ -88,9 +88,9 @@ def test_a_batch_of_one_is_c_order():
 def test_orders_of_arrays():
     x = numpy.random.rand(3, 4, 5, 6)
     cl = _channels_last(x)
-    assert pooling_nd.is_channels_last(cl)
-    assert not pooling_nd.is_channels_last(x)
-    assert not pooling_nd.is_channels_last(_batch_innermost(x))
+    assert _layout.is_channels_last(cl)
+    assert not _layout.is_channels_last(x)
+    assert not _layout.is_channels_last(_batch_innermost(x))
     assert pooling_nd.order_of(cl) == pooling_nd.CHANNELS_LAST
     assert pooling_nd.order_of(_batch_innermost(x)) == pooling_nd.BATCH_INNERMOST
     assert pooling_nd.order_of(x) == pooling_nd.C_ORDER
@@ -100,10 +100,10 @@ def test_orders_of_arrays():
     # A batch of one is channels-last; one channel, or one pixel, is C order.
     assert pooling_nd.order_of(cl[:1]) == pooling_nd.CHANNELS_LAST
     one_channel = _channels_last(x[:, :1])
-    assert not pooling_nd.is_channels_last(one_channel)
+    assert not _layout.is_channels_last(one_channel)
     assert pooling_nd.order_of(one_channel) == pooling_nd.C_ORDER
     one_pixel = _channels_last(x[:, :, :1, :1])
-    assert pooling_nd.is_channels_last(one_pixel)
+    assert _layout.is_channels_last(one_pixel)
     assert pooling_nd.order_of(one_pixel) == pooling_nd.C_ORDER
     # 1-d and 3-d spatial shapes.
     for shape in [(3, 4, 5), (3, 4, 2, 3, 5)]:

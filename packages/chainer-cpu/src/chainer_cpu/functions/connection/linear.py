@@ -26,16 +26,15 @@ def linear(node, inputs):
     x, W = inputs[:2]
     node.retain_inputs((0, 1))
     if x.dtype == W.dtype and x.dtype.itemsize > 2:
-        b = inputs[2] if len(inputs) == 3 and inputs[2].dtype == x.dtype else None
-        if not FUSE_BIAS:
-            b = None
-        y = _gemm.matmul(x, W.T, bias=b)
-        if len(inputs) == 3 and b is None:
-            y += inputs[2]
-        return (y,)
-    dtype = numpy.promote_types(numpy.promote_types(x.dtype, W.dtype), numpy.float32)
-    y = _gemm.matmul(x.astype(dtype, copy=False), W.T.astype(dtype, copy=False))
-    y = y.astype(x.dtype, copy=False)
+        if len(inputs) == 3 and FUSE_BIAS:
+            return (_gemm.matmul(x, W.T, bias=inputs[2]),)
+        y = _gemm.matmul(x, W.T)
+    else:
+        dtype = numpy.promote_types(
+            numpy.promote_types(x.dtype, W.dtype), numpy.float32
+        )
+        y = _gemm.matmul(x.astype(dtype, copy=False), W.T.astype(dtype, copy=False))
+        y = y.astype(x.dtype, copy=False)
     if len(inputs) == 3:
         y += inputs[2]
     return (y,)

@@ -73,6 +73,7 @@ on the gradient node, ``ggamma`` and ``gbeta``.
 
 import numpy
 
+from chainer_cpu import _layout
 from chainer_cpu import _machine
 from chainer_cpu import _onednn
 from chainer_cpu import _parallel
@@ -250,28 +251,46 @@ def _tile(vec, dtype, step):
     return numpy.tile(vec.astype(dtype, copy=False), step)
 
 
-def _affine_rows(xr, yr, scale, shift, dtype, mean=None):
-    # yr = xr * scale + shift per column, chunk by chunk in ``dtype``; with a
-    # ``mean``, (xr - mean) * scale + shift.
+def _row_pass(xr, outr, dtype, vectors, fill):
+    # outr from xr chunk by chunk in ``dtype``: each per-channel vector of
+    # ``vectors`` tiled to a chunk's length, ``fill(x, out, tiles, a, b)``
+    # writes the flat result of rows a:b into ``out`` (outr's rows where its
+    # dtype is ``dtype``, else a scratch copied into them).
     count, channels = xr.shape
     step = chunk_rows(count, channels, dtype.itemsize, CHUNK_DIVISOR)
-    scale_t, shift_t = _tile(scale, dtype, step), _tile(shift, dtype, step)
-    mean_t = None if mean is None else _tile(mean, dtype, step)
-    direct = yr.dtype == dtype
+    tiles = [_tile(v, dtype, step) for v in vectors]
+    direct = outr.dtype == dtype
 
     def chunk(a, b):
         n = (b - a) * channels
-        out = yr[a:b].reshape(-1) if direct else numpy.empty(n, dtype)
-        if mean_t is None:
-            numpy.multiply(xr[a:b].reshape(-1), scale_t[:n], out=out)
-        else:
-            numpy.subtract(xr[a:b].reshape(-1), mean_t[:n], out=out)
-            out *= scale_t[:n]
-        out += shift_t[:n]
+        out = outr[a:b].reshape(-1) if direct else numpy.empty(n, dtype)
+        fill(xr[a:b].reshape(-1), out, [t[:n] for t in tiles], a, b)
         if not direct:
-            yr[a:b] = out.reshape(b - a, channels)
+            outr[a:b] = out.reshape(b - a, channels)
 
     _each_chunk(chunk, count, step)
+
+
+def _affine_rows(xr, yr, scale, shift, dtype, mean=None):
+    # yr = xr * scale + shift per column, chunk by chunk in ``dtype``; with a
+    # ``mean``, (xr - mean) * scale + shift.
+    if mean is None:
+
+        def fill(xs, out, tiles, a, b):
+            scale_t, shift_t = tiles
+            numpy.multiply(xs, scale_t, out=out)
+            out += shift_t
+
+        _row_pass(xr, yr, dtype, (scale, shift), fill)
+        return
+
+    def fill_centred(xs, out, tiles, a, b):
+        mean_t, scale_t, shift_t = tiles
+        numpy.subtract(xs, mean_t, out=out)
+        out *= scale_t
+        out += shift_t
+
+    _row_pass(xr, yr, dtype, (mean, scale, shift), fill_centred)
 
 
 def _channels_last_rows(layout, a):
@@ -285,6 +304,18 @@ def _channels_last_rows(layout, a):
         return None
     rows = cpu_moments.channels_last(layout.view(a))
     return None if rows is None else rows[0]
+
+
+def _channels_last_output(layout, x):
+    # (xr, out, outr) for a large channels-last x: its (rows, channels) view,
+    # a new array of its shape and memory order and that array's view; else
+    # None.
+    xr = _channels_last_rows(layout, x) if x.size >= BLOCKED_MIN else None
+    if xr is None:
+        return None
+    out = numpy.empty_like(x)  # channels-last too
+    outr = _channels_last_rows(layout, out)
+    return None if outr is None else (xr, out, outr)
 
 
 def _minus_columns(c, vec):
@@ -360,13 +391,10 @@ def _grad_sums(gr, xr, mean, dtype):
 def _forward_channels_last(node, x, gamma, beta, layout, dtype):
     # The training forward of a channels-last x; returns (y, mean, var,
     # inv_std) or None.
-    xr = _channels_last_rows(layout, x) if x.size >= BLOCKED_MIN else None
-    if xr is None:
+    rows = _channels_last_output(layout, x)
+    if rows is None:
         return None
-    y = numpy.empty_like(x)  # channels-last too
-    yr = _channels_last_rows(layout, y)
-    if yr is None:
-        return None
+    xr, y, yr = rows
     mean64, var64 = _chunk_moments(xr, dtype)
     mean, var = mean64.astype(dtype), var64.astype(dtype)
     inv_std = _inv_std(var, node.eps)
@@ -379,22 +407,19 @@ def _forward_channels_last(node, x, gamma, beta, layout, dtype):
 
 def _grad_channels_last(node, x, gamma, gy, layout, dtype):
     # The gradient of a channels-last x; returns (gx, ggamma, gbeta) or None.
-    xr = _channels_last_rows(layout, x) if x.size >= BLOCKED_MIN else None
-    if xr is None:
+    rows = _channels_last_output(layout, x)
+    if rows is None:
         return None
-    gx = numpy.empty_like(x)  # channels-last too
-    gxr = _channels_last_rows(layout, gx)
+    xr, gx, gxr = rows
     gr = _channels_last_rows(layout, gy)
     if gr is None:
         # gy in another memory order (a C-order gradient of a reshape): one
         # copy into x's (1.7 ms for (64, 32, 32, 32) float32), rather than
         # every pass striding over it.
-        copy = numpy.empty_like(x, dtype=gy.dtype)
-        numpy.copyto(copy, gy)
-        gr = _channels_last_rows(layout, copy)
-    if gxr is None or gr is None:
+        gr = _channels_last_rows(layout, _layout.copy_in_order(gy, x))
+    if gr is None:
         return None
-    count, channels = xr.shape
+    count = xr.shape[0]
     mean, inv_std = node.mean, node.inv_std
     gbeta64, dot64 = _grad_sums(gr, xr, mean, dtype)
     ggamma = (dot64 * inv_std).astype(dtype)
@@ -405,23 +430,16 @@ def _grad_channels_last(node, x, gamma, gy, layout, dtype):
     slope = ggamma * (-inv_std * inv_m)
     offset = gbeta * -inv_m
     g_scale = gamma.ravel().astype(dtype, copy=False) * inv_std
-    step = chunk_rows(count, channels, dtype.itemsize, CHUNK_DIVISOR)
-    mean_t, slope_t = _tile(mean, dtype, step), _tile(slope, dtype, step)
-    offset_t, g_scale_t = _tile(offset, dtype, step), _tile(g_scale, dtype, step)
-    direct = gxr.dtype == dtype
 
-    def chunk(a, b):
-        n = (b - a) * channels
-        out = gxr[a:b].reshape(-1) if direct else numpy.empty(n, dtype)
-        numpy.subtract(xr[a:b].reshape(-1), mean_t[:n], out=out)
-        out *= slope_t[:n]
+    def fill(xs, out, tiles, a, b):
+        mean_t, slope_t, offset_t, g_scale_t = tiles
+        numpy.subtract(xs, mean_t, out=out)
+        out *= slope_t
         out += gr[a:b].reshape(-1)
-        out += offset_t[:n]
-        out *= g_scale_t[:n]
-        if not direct:
-            gxr[a:b] = out.reshape(b - a, channels)
+        out += offset_t
+        out *= g_scale_t
 
-    _each_chunk(chunk, count, step)
+    _row_pass(xr, gxr, dtype, (mean, slope, offset, g_scale), fill)
     return gx, ggamma, gbeta
 
 

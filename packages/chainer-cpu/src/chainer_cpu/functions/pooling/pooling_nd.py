@@ -52,16 +52,6 @@ def is_batch_innermost(x):
     return x.transpose(_batch_last(x.ndim)).flags.c_contiguous
 
 
-def is_channels_last(x):
-    """Whether ``x`` has two or more channels lying in memory as ``(n, *spatial, c)``.
-
-    With one channel both memory orders are the same, and C order is taken.
-    """
-    if x.ndim < 3 or x.shape[1] < 2 or x.strides[1] != x.itemsize:
-        return False
-    return x.transpose(_channels_last(x.ndim)).flags.c_contiguous
-
-
 def order_of(x):
     """The memory order that the window passes keep for ``x`` ``(n, c, *spatial)``.
 
@@ -72,7 +62,7 @@ def order_of(x):
     """
     if is_batch_innermost(x):
         return BATCH_INNERMOST
-    if not x.flags.c_contiguous and is_channels_last(x):
+    if not x.flags.c_contiguous and _layout.is_channels_last(x):
         return CHANNELS_LAST
     return C_ORDER
 
@@ -89,10 +79,10 @@ def in_order(x, order):
         nd = x.ndim - 2
         return _layout.as_batch_innermost(x).transpose(nd + 1, 0, *range(1, nd + 1))
     if order == CHANNELS_LAST and x.shape[1] > 1:
-        if is_channels_last(x):
+        if _layout.is_channels_last(x):
             return x
         nd = x.ndim - 2
-        dense = numpy.ascontiguousarray(x.transpose(_channels_last(x.ndim)))
+        dense = numpy.ascontiguousarray(x.transpose(0, *range(2, x.ndim), 1))
         return dense.transpose(0, nd + 1, *range(1, nd + 1))
     return numpy.ascontiguousarray(x)
 
@@ -100,11 +90,6 @@ def in_order(x, order):
 @functools.lru_cache(maxsize=8)
 def _batch_last(ndim):
     return (*range(1, ndim), 0)
-
-
-@functools.lru_cache(maxsize=8)
-def _channels_last(ndim):
-    return (0, *range(2, ndim), 1)
 
 
 def pad(x, pad_lo, pad_hi, pval=0, dense=False):
@@ -144,7 +129,7 @@ def _pad_channels_last(x, pad_lo, pad_hi, pval):
     # A new channels-last (n, c, *padded) array, filled and copied image by
     # image on the CPU team's threads for large inputs.
     nd = x.ndim - 2
-    xt = x.transpose(_channels_last(x.ndim))
+    xt = x.transpose(0, *range(2, x.ndim), 1)
     padded = tuple(
         size + lo + hi for size, lo, hi in zip(x.shape[2:], pad_lo, pad_hi, strict=True)
     )
@@ -277,9 +262,7 @@ def pool_windows(x, ksize, stride, out_size, op):
         or order_of(x) != CHANNELS_LAST
     ):
         return reduce_windows(x, ksize, stride, out_size, op)
-    nd = x.ndim - 2
-    y = numpy.empty((x.shape[0], *out_size, x.shape[1]), x.dtype)
-    y = y.transpose(0, nd + 1, *range(1, nd + 1))
+    y = _layout.empty_channels_last((*x.shape[:2], *out_size), x.dtype)
 
     def reduce(part):
         reduce_windows(x[part], ksize, stride, out_size, op, out=y[part])
@@ -307,8 +290,7 @@ def alloc(shape, dtype, slices, disjoint, order):
         buf = make((shape[1], *shape[2:], shape[0]), dtype)
         return buf.transpose(nd + 1, 0, *range(1, nd + 1))
     if order == CHANNELS_LAST and shape[1] > 1:
-        buf = make((shape[0], *shape[2:], shape[1]), dtype)
-        return buf.transpose(0, nd + 1, *range(1, nd + 1))
+        return _layout.empty_channels_last(shape, dtype, make)
     return make(shape, dtype)
 
 
