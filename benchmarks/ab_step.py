@@ -109,6 +109,8 @@ def make_step(arch):
         model = nstep_lstm_lm_step.build_model(lstm_lm_step.make_weights())
         optimizer = chainer.optimizers.SGD(lr=1.0)
         optimizer.setup(model)
+        clip = chainer.optimizer_hooks.GradientClipping(lstm_lm_step.GRAD_CLIP)
+        optimizer.add_hook(clip)
         x, t = nstep_lstm_lm_step.window(words, offsets, 0)
         t = t.reshape(-1)
 

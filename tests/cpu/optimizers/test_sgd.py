@@ -49,13 +49,19 @@ def _velocity(rule):
     return rule.state.get("v")
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("name", sorted(_RULES))
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
 @pytest.mark.parametrize("lr", [0.1, numpy.float64(0.1), numpy.float32(0.1), 1])
-def test_blocked_numpy_update_equals_the_rule(gemm_choice, name, dtype, lr):
+def test_blocked_numpy_update_equals_the_rule(
+    gemm_choice, cpu_team, monkeypatch, threads, name, dtype, lr
+):
     # Without MKL: the rule's operations block by block (more than two
-    # blocks and a partial last one), bit for bit, whatever the type of lr.
+    # blocks and a partial last one), bit for bit, whatever the type of lr,
+    # on the calling thread or split among a team's threads.
     gemm_choice("numpy")
+    cpu_team(threads)
+    monkeypatch.setattr(cpu_sgd, "PARALLEL_MIN", 0 if threads > 1 else 1 << 62)
     block = cpu_sgd.block_elements(numpy.dtype(dtype).itemsize)
     ref_rule, ref_param, rule, param = _run(name, (3, block + 5), dtype, lr)
     numpy.testing.assert_array_equal(param.array, ref_param.array)
@@ -63,13 +69,19 @@ def test_blocked_numpy_update_equals_the_rule(gemm_choice, name, dtype, lr):
         numpy.testing.assert_array_equal(_velocity(rule), _velocity(ref_rule))
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("name", sorted(_RULES))
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
-def test_mkl_update_agrees_with_the_rule(gemm_choice, name, dtype):
-    # With MKL: one axpby pass per array; a fused multiply-add may round the
-    # last place differently from the rule's two operations (of the
-    # operands' size, which the data's bounds: about 4 for these values).
+def test_mkl_update_agrees_with_the_rule(
+    gemm_choice, cpu_team, monkeypatch, threads, name, dtype
+):
+    # With MKL: one axpby pass per array (per range of a team's thread); a
+    # fused multiply-add may round the last place differently from the
+    # rule's two operations (of the operands' size, which the data's bounds:
+    # about 4 for these values).
     gemm_choice("mkl")
+    cpu_team(threads)
+    monkeypatch.setattr(cpu_sgd, "PARALLEL_MIN", 0 if threads > 1 else 1 << 62)
     assert _mkl.axpby_function(dtype) is not None
     ref_rule, ref_param, rule, param = _run(name, (300, 70), dtype, lr=0.3)
     eps = numpy.finfo(dtype).eps
@@ -117,3 +129,30 @@ def test_optimizer_update_takes_the_kernel(cpu_plugin, gemm_choice, engine, name
     # SGD: 1 - 0.2 - 0.2; momentum: v = -0.2, then -0.1 - 0.2 = -0.3.
     expected = 0.6 if name == "sgd" else 0.5
     numpy.testing.assert_allclose(link.w.array, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "mkl"])
+@pytest.mark.parametrize("name", sorted(_RULES))
+def test_large_parameters_split_among_the_team(
+    gemm_choice, cpu_team, monkeypatch, engine, name
+):
+    # At PARALLEL_MIN elements and above, every thread of the team updates
+    # its own part; below it the calling thread updates all of it.
+    gemm_choice(engine)
+    cpu_team(2)
+    calls = []
+    real_run = cpu_sgd._parallel.run
+
+    def spy(fn, count):
+        calls.append(count)
+        return real_run(fn, count)
+
+    monkeypatch.setattr(cpu_sgd._parallel, "run", spy)
+    block = cpu_sgd.block_elements(4)  # the NumPy path splits by blocks
+    monkeypatch.setattr(cpu_sgd, "PARALLEL_MIN", 3 * block)
+    _run(name, (3, block), numpy.float32, steps=1)
+    assert calls
+    assert min(calls) >= 2
+    calls.clear()
+    _run(name, (3, block - 1), numpy.float32, steps=1)
+    assert calls == []

@@ -112,6 +112,15 @@ _KERNEL_TABLE = (
         "chainer.optimizers.momentum_sgd:MomentumSGDRule",
         f"{_FAST}.optimizers.sgd:momentum_sgd",
     ),
+    # optimizer hooks: chainer-core's hook keys of GradientClipping's passes.
+    (
+        "chainer.optimizer_hooks.gradient_clipping:sum_squares",
+        f"{_FAST}.optimizers.gradient_clipping:sum_squares",
+    ),
+    (
+        "chainer.optimizer_hooks.gradient_clipping:scale",
+        f"{_FAST}.optimizers.gradient_clipping:scale",
+    ),
     # chainer-core's CPU hook (see chainer.utils._parallel in chainer-core):
     # the set-up of a NumPy training step, and print_runtime_info's line.
     (f"{_CORE_CPU}:engage", f"{_FAST}._parallel:engage"),

@@ -17,9 +17,12 @@ place in one pass per array:
 For the 19.8 M float32 parameters of the LSTM LM workloads
 (``benchmarks/workloads/lstm_lm_step.py``) an SGD update took 14.2 ms with
 MKL, 20.5 blocked and 29.5 with the reference (medians of 15 interleaved
-rounds, 2-vCPU Xeon, NumPy 2.4). The passes are bound by memory bandwidth;
-the two vCPUs of that machine (hyperthread siblings) gave no more on two
-threads, so the kernels run on the calling thread.
+rounds, 2-vCPU Xeon, NumPy 2.4, one thread). The passes are bound by how
+fast a core streams memory; on the 2-core Xeon of ``benchmarks/results.md``
+(one thread per core) two cores stream about 1.5x what one does, so
+parameters of at least :data:`PARALLEL_MIN` elements are cut into one range
+per thread of the team (:mod:`chainer_cpu._parallel`): the same update
+11.1 -> 7.4 ms (PyTorch's ``SGD.step``: 11.4 ms on one thread, 5.9 on two).
 
 Small, non-contiguous and other-dtype parameters take the rule's own
 ``update_core_cpu``. From the rules they read only ``hyperparam`` (``lr``,
@@ -30,10 +33,14 @@ import numpy
 
 from chainer_cpu import _gemm
 from chainer_cpu import _machine
+from chainer_cpu import _parallel
 
 #: Parameters of fewer elements run the rule's own update (a ctypes call or
 #: a blocked loop costs more than it saves below this).
 MIN_ELEMENTS = 1 << 14
+#: Parameters of at least this many elements are updated by the team's
+#: threads, one range (or every other block) each.
+PARALLEL_MIN = 1 << 18
 
 _multiply = numpy.multiply
 _subtract = numpy.subtract
@@ -63,8 +70,36 @@ def _python_numbers(*values):
     return all(type(value) in (float, int) for value in values)
 
 
-def _blocks(size, block):
-    return [(start, min(start + block, size)) for start in range(0, size, block)]
+def _by_ranges(fn, size):
+    # fn(start, stop) over one contiguous range per team thread (one range on
+    # the calling thread below PARALLEL_MIN elements).
+    parallel = size >= PARALLEL_MIN
+    if parallel:
+        _parallel.engage()
+    _parallel.by_ranges(fn, size, parallel)
+
+
+def _by_blocks(fn, data):
+    # fn(start, stop, scratch) over L2-sized blocks of data, on the team.
+    size = data.size
+    block = block_elements(data.itemsize)
+    starts = range(0, size, block)
+    if size >= PARALLEL_MIN:
+        _parallel.engage()
+    # Thread t of the team runs blocks t, t + w, ... (see _parallel.run), so
+    # each thread has its own row of scratch.
+    scratch = numpy.empty((max(1, _parallel.width()), block), data.dtype)
+
+    def run(k):
+        start = starts[k]
+        stop = min(start + block, size)
+        fn(start, stop, scratch[k % len(scratch), : stop - start])
+
+    if size >= PARALLEL_MIN:
+        _parallel.run(run, len(starts))
+    else:
+        for k in range(len(starts)):
+            run(k)
 
 
 def sgd(rule, param):
@@ -82,17 +117,24 @@ def sgd(rule, param):
     lr = rule.hyperparam.lr
     axpby = _gemm.axpby_function(data.dtype, data.size)
     if axpby is not None:
-        axpby(data.size, -lr, grad.ctypes.data, 1.0, data.ctypes.data)
+        size = data.itemsize
+        pg, pd = grad.ctypes.data, data.ctypes.data
+
+        def update_mkl(start, stop):
+            axpby(stop - start, -lr, pg + start * size, 1.0, pd + start * size)
+
+        _by_ranges(update_mkl, data.size)
         return
     if not _python_numbers(lr):
         rule.update_core_cpu(param)
         return
-    block = block_elements(data.itemsize)
-    scratch = numpy.empty(block, data.dtype)
-    for start, stop in _blocks(data.size, block):
-        t = _multiply(grad[start:stop], lr, out=scratch[: stop - start])
+
+    def update(start, stop, t):
+        t = _multiply(grad[start:stop], lr, out=t)
         d = data[start:stop]
         _subtract(d, t, out=d)
+
+    _by_blocks(update, data)
 
 
 def momentum_sgd(rule, param):
@@ -111,16 +153,24 @@ def momentum_sgd(rule, param):
     lr, momentum = hp.lr, hp.momentum
     axpby = _gemm.axpby_function(data.dtype, data.size)
     if axpby is not None:
-        axpby(v.size, -lr, grad.ctypes.data, momentum, v.ctypes.data)
-        axpby(data.size, 1.0, v.ctypes.data, 1.0, data.ctypes.data)
+        size = data.itemsize
+        pg, pv, pd = grad.ctypes.data, v.ctypes.data, data.ctypes.data
+
+        def update_mkl(start, stop):
+            n, at = stop - start, start * size
+            axpby(n, -lr, pg + at, momentum, pv + at)
+            axpby(n, 1.0, pv + at, 1.0, pd + at)
+
+        _by_ranges(update_mkl, data.size)
         return
     if not _python_numbers(lr, momentum):
         rule.update_core_cpu(param)
         return
-    block = block_elements(data.itemsize)
-    scratch = numpy.empty(block, data.dtype)
-    for start, stop in _blocks(data.size, block):
+
+    def update(start, stop, t):
         vb, db = v[start:stop], data[start:stop]
         vb *= momentum
-        vb -= _multiply(grad[start:stop], lr, out=scratch[: stop - start])
+        vb -= _multiply(grad[start:stop], lr, out=t)
         db += vb
+
+    _by_blocks(update, data)
