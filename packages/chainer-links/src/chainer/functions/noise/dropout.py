@@ -1,13 +1,9 @@
-import numpy
-
 from chainer import backend
 from chainer import function_node
 from chainer import utils
 from chainer import variable
+from chainer.functions.noise import _masks
 from chainer.utils import type_check
-
-_f8 = numpy.dtype(numpy.float64)
-_constant = utils._numpy_constant
 
 
 class Dropout(function_node.FunctionNode):
@@ -39,16 +35,7 @@ class Dropout(function_node.FunctionNode):
         (x,) = inputs
         if self.mask is None:
             xp = backend.get_array_module(x)
-            ratio = self.dropout_ratio
-            if xp is numpy:
-                # 0-d arrays instead of scalars: NumPy 1.x casts scalars by
-                # value, which costs more than the comparison itself.
-                keep = numpy.random.random_sample(x.shape) >= _constant(ratio, _f8)
-                self.mask = keep * _constant(1.0 / (1 - ratio), x.dtype)
-            else:
-                scale = x.dtype.type(1.0 / (1 - ratio))
-                keep = xp.random.random_sample(x.shape) >= ratio
-                self.mask = utils.force_array(keep * scale)
+            self.mask = _masks.keep_mask(xp, x.shape, self.dropout_ratio, x.dtype)
         return (x * self.mask,)
 
     def backward(self, indexes, grad_outputs):

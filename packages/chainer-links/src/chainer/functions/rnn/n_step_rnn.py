@@ -11,6 +11,7 @@ from chainer.functions.activation import tanh
 from chainer.functions.array import concat
 from chainer.functions.array import split_axis
 from chainer.functions.array import stack
+from chainer.functions.noise import _masks
 from chainer.utils import gemm
 from chainer.utils import type_check
 
@@ -208,9 +209,7 @@ class BaseNStepRNN(function_node.FunctionNode):
                 k = layer * self.direction + d
                 x_in = x
                 if layer and dropout:
-                    mask = xp.random.random_sample(x.shape) >= self.dropout_ratio
-                    mask = mask.astype(ct)
-                    mask *= ct.type(1.0 / (1.0 - self.dropout_ratio))
+                    mask = _masks.keep_mask(xp, x.shape, self.dropout_ratio, ct)
                     self._masks[k] = mask
                     x_in = x * mask
                 w = [a.astype(ct, copy=False) for a in ws[k]]
