@@ -149,14 +149,16 @@ def test_double_backward_through_accumulation():
     gradient_check.check_double_backward(f, (W,), (gy,), (ggW,), atol=1e-4)
 
 
-def test_large_batch_with_repeats():
-    W = chainer.Parameter(numpy.zeros((50, 4), numpy.float64))
-    x = numpy.random.randint(0, 50, (30, 40)).astype(numpy.int64)
+@pytest.mark.parametrize("vocab", [50, 5000])
+def test_large_batch_with_repeats(vocab):
+    # 1200 ids: all repeated (50 ids), or mostly seen once (5000 ids).
+    W = chainer.Parameter(numpy.zeros((vocab, 4), numpy.float64))
+    x = numpy.random.randint(0, vocab, (30, 40)).astype(numpy.int64)
     gy = numpy.random.uniform(-1, 1, (30, 40, 4))
     y = functions.embed_id(x, W)
     y.grad = gy
     y.backward()
-    numpy.testing.assert_allclose(W.grad, _reference_grad([x], [gy], 50))
+    numpy.testing.assert_allclose(W.grad, _reference_grad([x], [gy], vocab))
 
 
 def test_empty_ids():

@@ -45,7 +45,18 @@ def _scatter_rows(gW, x, gy):
         gW[x] += gy
     elif xp is numpy:
         # numpy.add.at is slow on NumPy 1.x; sum each run of equal ids first.
-        gW[xs[starts]] += numpy.add.reduceat(gy[order], starts, axis=0)
+        # Ids seen once take a plain fancy-index update: numpy.add.reduceat
+        # costs about 4 us a run (700 ids, 674 distinct, rows of 650: 2.7 ms
+        # for all runs against 0.2 for the 26 repeated ones).
+        counts = numpy.diff(starts, append=n)
+        once = counts == 1
+        firsts = starts[once]
+        gW[xs[firsts]] += gy[order[firsts]]
+        repeated = ~once
+        runs = counts[repeated]
+        run_starts = numpy.cumsum(runs) - runs
+        rows = order[numpy.repeat(repeated, counts)]
+        gW[xs[starts[repeated]]] += numpy.add.reduceat(gy[rows], run_starts, axis=0)
     else:
         xp.add.at(gW, x, gy)
 
