@@ -13,6 +13,9 @@ def _transpose(xs, length):
     if length == 0:
         return ()
     xp = backend.get_array_module(xs[0])
+    if all(len(x) == length for x in xs):
+        # Sequences of one length: a single copy into (length, batch, ...).
+        return tuple(xp.stack(xs, axis=1))
     lengths = numpy.array([len(x) for x in xs])
     steps = numpy.arange(length)[:, None]
     offsets = numpy.concatenate(([0], numpy.cumsum(lengths)[:-1]))
