@@ -117,11 +117,11 @@ def sgd(rule, param):
     lr = rule.hyperparam.lr
     axpby = _gemm.axpby_function(data.dtype, data.size)
     if axpby is not None:
-        size = data.itemsize
+        item = data.itemsize
         pg, pd = grad.ctypes.data, data.ctypes.data
 
         def update_mkl(start, stop):
-            axpby(stop - start, -lr, pg + start * size, 1.0, pd + start * size)
+            axpby(stop - start, -lr, pg + start * item, 1.0, pd + start * item)
 
         _by_ranges(update_mkl, data.size)
         return
@@ -153,11 +153,11 @@ def momentum_sgd(rule, param):
     lr, momentum = hp.lr, hp.momentum
     axpby = _gemm.axpby_function(data.dtype, data.size)
     if axpby is not None:
-        size = data.itemsize
+        item = data.itemsize
         pg, pv, pd = grad.ctypes.data, v.ctypes.data, data.ctypes.data
 
         def update_mkl(start, stop):
-            n, at = stop - start, start * size
+            n, at = stop - start, start * item
             axpby(n, -lr, pg + at, momentum, pv + at)
             axpby(n, 1.0, pv + at, 1.0, pd + at)
 
