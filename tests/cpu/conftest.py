@@ -68,6 +68,23 @@ def cpu_team(monkeypatch):
 
 
 @pytest.fixture
+def team_runs(monkeypatch):
+    """Records the item count of every ``chainer_cpu._parallel.run`` call.
+
+    Returns the list the counts are appended to; the runs themselves go on.
+    """
+    counts = []
+    real_run = _parallel.run
+
+    def spy(fn, count):
+        counts.append(count)
+        return real_run(fn, count)
+
+    monkeypatch.setattr(_parallel, "run", spy)
+    return counts
+
+
+@pytest.fixture
 def cpu_plugin():
     """Registers chainer-cpu's entry-point module as the plugin ``cpu``.
 

@@ -83,27 +83,19 @@ def test_scale_equals_numpy_in_place(team_of, dtype):
         numpy.testing.assert_array_equal(a, e)
 
 
-def test_one_team_run_per_pass(cpu_team, monkeypatch):
+def test_one_team_run_per_pass(cpu_team, team_runs, monkeypatch):
     # All arrays together: one run of the team's width per pass, however
     # many arrays; below PARALLEL_MIN elements, none.
     cpu_team(2)
-    counts = []
-    real_run = cpu_clipping._parallel.run
-
-    def spy(fn, count):
-        counts.append(count)
-        return real_run(fn, count)
-
-    monkeypatch.setattr(cpu_clipping._parallel, "run", spy)
     arrays = [numpy.ones(1000, numpy.float32) for _ in range(10)]
     monkeypatch.setattr(cpu_clipping, "PARALLEL_MIN", 10000)
     assert cpu_clipping.sum_squares(arrays) == [1000.0] * 10
     cpu_clipping.scale(arrays, 0.5)
-    assert counts == [2, 2]
-    counts.clear()
+    assert team_runs == [2, 2]
+    team_runs.clear()
     monkeypatch.setattr(cpu_clipping, "PARALLEL_MIN", 10001)
     cpu_clipping.scale(arrays, 2.0)
-    assert counts == [1]  # one part: run on the calling thread
+    assert team_runs == [1]  # one part: run on the calling thread
     assert all((a == 1.0).all() for a in arrays)
 
 

@@ -134,25 +134,17 @@ def test_optimizer_update_takes_the_kernel(cpu_plugin, gemm_choice, engine, name
 @pytest.mark.parametrize("engine", ["numpy", "mkl"])
 @pytest.mark.parametrize("name", sorted(_RULES))
 def test_large_parameters_split_among_the_team(
-    gemm_choice, cpu_team, monkeypatch, engine, name
+    gemm_choice, cpu_team, team_runs, monkeypatch, engine, name
 ):
     # At PARALLEL_MIN elements and above, every thread of the team updates
     # its own part; below it the calling thread updates all of it.
     gemm_choice(engine)
     cpu_team(2)
-    calls = []
-    real_run = cpu_sgd._parallel.run
-
-    def spy(fn, count):
-        calls.append(count)
-        return real_run(fn, count)
-
-    monkeypatch.setattr(cpu_sgd._parallel, "run", spy)
     block = cpu_sgd.block_elements(4)  # the NumPy path splits by blocks
     monkeypatch.setattr(cpu_sgd, "PARALLEL_MIN", 3 * block)
     _run(name, (3, block), numpy.float32, steps=1)
-    assert calls
-    assert min(calls) >= 2
-    calls.clear()
+    assert team_runs
+    assert min(team_runs) >= 2
+    team_runs.clear()
     _run(name, (3, block - 1), numpy.float32, steps=1)
-    assert calls == []
+    assert team_runs == []
