@@ -411,3 +411,64 @@ def test_n_step_rnns_through_the_plugin_match_the_reference(
         plugins.register(cpu_plugin, name="cpu")
     for g, e in zip(itertools.chain(*got), itertools.chain(*expected), strict=True):
         numpy.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4)
+
+
+def _pairs(shapes, seed=0):
+    rng = numpy.random.RandomState(seed)
+    return [
+        (
+            rng.standard_normal((m, k)).astype(numpy.float32),
+            rng.standard_normal((k, n)).astype(numpy.float32),
+        )
+        for m, k, n in shapes
+    ]
+
+
+@pytest.mark.parametrize("choice", ["numpy", "mkl"])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_matmuls_equal_numpy(choice, threads, gemm_choice, cpu_team):
+    gemm_choice(choice)
+    cpu_team(threads)
+    pairs = _pairs([(128, 128, 96), (96, 128, 128)])
+    pairs.append((pairs[0][0].T, pairs[0][0]))  # transposed operand
+    for k in (1, 2, 3):
+        got = _gemm.matmuls(pairs[:k])
+        assert len(got) == k
+        for (a, b), y in zip(pairs, got, strict=False):
+            numpy.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_matmuls_run_side_by_side_when_balanced(
+    gemm_choice, cpu_team, team_runs, monkeypatch
+):
+    # As many products as threads, each large enough and within the balance:
+    # one team run, each product whole on its thread (not split again).
+    gemm_choice("mkl")
+    cpu_team(2)
+    balanced = _pairs([(128, 128, 96), (96, 128, 128)])
+    _gemm.matmuls(balanced)
+    assert team_runs == [2]
+    team_runs.clear()
+    # Unbalanced, or one product per thread missing: each split in turn.
+    _gemm.matmuls(_pairs([(128, 128, 96), (256, 128, 128)]))
+    assert team_runs == [2, 2]
+    team_runs.clear()
+    _gemm.matmuls(balanced + balanced[:1])
+    assert team_runs == [2, 2, 2]
+    team_runs.clear()
+    # Switched off: each in turn.
+    monkeypatch.setattr(_gemm, "SIDE_BY_SIDE", False)
+    _gemm.matmuls(balanced)
+    assert team_runs == [2, 2]
+
+
+def test_core_matmuls_reaches_the_plugin(gemm_choice, cpu_plugin, cpu_team, team_runs):
+    from chainer.utils import gemm
+
+    gemm_choice("mkl")
+    cpu_team(2)
+    pairs = _pairs([(128, 128, 96), (96, 128, 128)])
+    got = gemm.matmuls(pairs)
+    assert team_runs == [2]
+    for (a, b), y in zip(pairs, got, strict=True):
+        numpy.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-4)

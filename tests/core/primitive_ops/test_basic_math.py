@@ -12,6 +12,7 @@ import pytest
 import chainer
 from chainer import gradient_check
 from chainer import primitive_ops
+from chainer.primitive_ops import basic_math
 from chainer.utils import type_check
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -460,6 +461,57 @@ def test_matmul_double_backward(a_shape, b_shape, dtype):
     b = _uniform(b_shape, dtype)
     gy = _uniform(numpy.matmul(a, b).shape, dtype)
     _check_double_backward(operator.matmul, (a, b), gy, dtype)
+
+
+@pytest.mark.parametrize("a_order", ["C", "T"])
+@pytest.mark.parametrize("b_order", ["C", "T"])
+def test_matmul_gradients_outside_a_graph_match_the_graph_path(
+    monkeypatch, a_order, b_order
+):
+    # A plain backward (no double backprop) computes both gradients of a 2-d
+    # product in one chainer.utils.gemm.matmuls call; values and memory
+    # orders equal those of the graph path it skips.
+    def operand(shape, order):
+        x = _uniform(shape if order == "C" else shape[::-1], numpy.float32)
+        return x if order == "C" else x.T
+
+    a = operand((4, 3), a_order)
+    b = operand((3, 5), b_order)
+    gy = _uniform((4, 5), numpy.float32)
+    calls = []
+    real_matmuls = basic_math.gemm.matmuls
+
+    def spy(pairs):
+        calls.append(len(pairs))
+        return real_matmuls(pairs)
+
+    monkeypatch.setattr(basic_math.gemm, "matmuls", spy)
+    grads = {}
+    for path in ("fast", "graph"):
+        if path == "graph":
+            monkeypatch.setattr(basic_math, "_both_grads_2d", lambda a, b, gy: None)
+        va = chainer.Variable(a.copy(order="K"))
+        vb = chainer.Variable(b.copy(order="K"))
+        y = va @ vb
+        y.grad = gy
+        y.backward()
+        grads[path] = (va.grad, vb.grad)
+    assert calls == [2]
+    for fast, graph in zip(grads["fast"], grads["graph"], strict=True):
+        numpy.testing.assert_allclose(fast, graph, rtol=1e-6)
+        assert fast.flags.c_contiguous == graph.flags.c_contiguous
+
+
+def test_weight_gradient_through_a_transpose_is_c_ordered():
+    # h @ W.T, the usual layer: W's gradient comes back C-ordered.
+    h = chainer.Variable(_uniform((4, 3), numpy.float32))
+    W = chainer.Variable(_uniform((5, 3), numpy.float32))
+    y = h @ W.T
+    y.grad = _uniform((4, 5), numpy.float32)
+    y.backward()
+    assert W.grad.flags.c_contiguous
+    numpy.testing.assert_allclose(W.grad, y.grad.T @ h.array, rtol=1e-6)
+    numpy.testing.assert_allclose(h.grad, y.grad @ W.array, rtol=1e-6)
 
 
 def test_matmul_with_array_operand_on_either_side():

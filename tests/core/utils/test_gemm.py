@@ -85,3 +85,27 @@ def test_a_registered_right_operand_is_used_unless_it_declines():
     numpy.testing.assert_array_equal(
         taken(numpy.ones((5, 2), numpy.float32)), numpy.full((5, 3), 7)
     )
+
+
+def test_matmuls_without_a_plugin_multiplies_each_pair():
+    a, b = _operands()
+    c = numpy.ones((3, 2), numpy.float32)
+    got = gemm.matmuls([(a, b), (b, c)])
+    assert len(got) == 2
+    numpy.testing.assert_allclose(got[0], a @ b, rtol=1e-6)
+    numpy.testing.assert_allclose(got[1], b @ c, rtol=1e-6)
+
+
+def test_a_registered_matmuls_takes_numpy_pairs_only():
+    calls = []
+
+    def plugin_matmuls(pairs):
+        calls.append([(a.shape, b.shape) for a, b in pairs])
+        return [numpy.full((a.shape[0], b.shape[1]), 7, a.dtype) for a, b in pairs]
+
+    with _registered("test-matmuls-hook", {gemm.MATMULS_KEY: plugin_matmuls}):
+        a, b = _operands()
+        got = gemm.matmuls([(a, b)])
+        assert gemm.matmuls([]) == []
+    assert calls == [[((5, 4), (4, 3))]]
+    numpy.testing.assert_array_equal(got[0], numpy.full((5, 3), 7))

@@ -53,6 +53,7 @@ _KERNEL_TABLE = (
     # recurrences of the n-step RNNs).
     ("chainer.utils.gemm:matmul", f"{_FAST}._gemm:matmul"),
     ("chainer.utils.gemm:right_operand", f"{_FAST}._gemm:right_operand"),
+    ("chainer.utils.gemm:matmuls", f"{_FAST}._gemm:matmuls"),
     # pooling (chainer_cpu/functions/pooling/): rows added below this line.
     (
         "chainer.functions.pooling.max_pooling_nd:MaxPoolingND",

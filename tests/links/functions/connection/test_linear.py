@@ -154,3 +154,34 @@ def test_deferred_weight_gradient_is_not_used_in_double_backprop():
     loss2.backward()
     numpy.testing.assert_allclose(gW.array, W2.grad, rtol=1e-10)
     assert gW.creator is not None  # still a differentiable graph
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_plain_backward_takes_both_products_at_once(monkeypatch, bias):
+    # Outside a double-backprop graph, the input and weight gradients come
+    # from one chainer.utils.gemm.matmuls call (a plugin may run them side by
+    # side), equal to the graph path's.
+    rng = numpy.random.RandomState(3)
+    x = rng.uniform(-1, 1, (6, 4)).astype(numpy.float32)
+    W = rng.uniform(-1, 1, (5, 4)).astype(numpy.float32)
+    b = rng.uniform(-1, 1, 5).astype(numpy.float32) if bias else None
+    gy = rng.uniform(-1, 1, (6, 5)).astype(numpy.float32)
+    calls = []
+    real_matmuls = linear.gemm.matmuls
+
+    def spy(pairs):
+        calls.append([(p.shape, q.shape) for p, q in pairs])
+        return real_matmuls(pairs)
+
+    monkeypatch.setattr(linear.gemm, "matmuls", spy)
+    grads = {}
+    for double in (False, True):
+        vx, vW = chainer.Variable(x.copy()), chainer.Variable(W.copy())
+        vb = None if b is None else chainer.Variable(b.copy())
+        y = linear.linear(vx, vW, vb)
+        y.grad = gy
+        y.backward(enable_double_backprop=double)
+        grads[double] = [v.grad for v in (vx, vW, vb) if v is not None]
+    assert calls == [[((6, 5), (5, 4)), ((5, 6), (6, 4))]]
+    for fast, graph in zip(grads[False], grads[True], strict=True):
+        numpy.testing.assert_allclose(fast, graph, rtol=1e-6)

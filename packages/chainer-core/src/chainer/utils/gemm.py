@@ -11,7 +11,10 @@ over its thread team where the ``chainer-cpu[mkl]`` extra is installed
 
 A matrix that right-multiplies many others (a recurrent weight, once per time
 step) goes through :func:`right_operand`, which lets the plugin prepare it
-once (chainer-cpu packs it into oneMKL's packed-GEMM format).
+once (chainer-cpu packs it into oneMKL's packed-GEMM format). Independent
+products that a gradient needs together (a layer's input and weight
+gradients) go through :func:`matmuls`, which lets the plugin run them side
+by side.
 """
 
 import numpy
@@ -25,6 +28,9 @@ KEY = ("chainer.utils.gemm:matmul", "numpy")
 #: function for a NumPy ``b`` (see :func:`right_operand`), or None where it
 #: has nothing better than :func:`matmul`.
 RIGHT_OPERAND_KEY = ("chainer.utils.gemm:right_operand", "numpy")
+#: The key under which a plugin registers ``fn(pairs)`` returning the list
+#: ``[a @ b for a, b in pairs]`` of NumPy matrices (see :func:`matmuls`).
+MATMULS_KEY = ("chainer.utils.gemm:matmuls", "numpy")
 
 
 def matmul(a, b, out=None):
@@ -48,6 +54,31 @@ def matmul(a, b, out=None):
 
     xp = chainer.backend.get_array_module(a)
     return xp.matmul(a, b, out=out)
+
+
+def matmuls(pairs):
+    """Returns ``[a @ b for a, b in pairs]`` for independent 2-d products.
+
+    On NumPy a plugin registered under :data:`MATMULS_KEY` may run the
+    products side by side (chainer-cpu: one product per thread of its team
+    when they are as many as its threads and of similar size, which for
+    products of about a hundred million multiply-adds beats splitting each
+    in turn).
+
+    Args:
+        pairs (list of tuple): ``(a, b)`` pairs of 2-d arrays, ``a`` of shape
+            ``(m, k)`` and ``b`` of shape ``(k, n)``, any strides.
+
+    Returns:
+        list: The products, in the order of ``pairs``.
+    """
+    if pairs and all(
+        type(a) is numpy.ndarray and type(b) is numpy.ndarray for a, b in pairs
+    ):
+        fn = _dispatch.core_hook(MATMULS_KEY)
+        if fn is not None:
+            return fn(pairs)
+    return [matmul(a, b) for a, b in pairs]
 
 
 def right_operand(b, uses=None):

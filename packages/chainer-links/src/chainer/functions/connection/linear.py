@@ -1,6 +1,11 @@
+import numpy
+
 from chainer import backend
 from chainer import function_node
 from chainer import primitive_ops
+from chainer import utils
+from chainer import variable
+from chainer.utils import gemm
 from chainer.utils import type_check
 
 
@@ -99,6 +104,13 @@ class LinearFunction(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         (gy,) = grad_outputs
+        if 0 in indexes and 1 in indexes and not utils._config_entry("enable_backprop"):
+            both = _input_and_weight_grads(x.array, W.array, gy.array)
+            if both is not None:
+                ret = list(both)
+                if 2 in indexes:
+                    ret.append(primitive_ops.sum(gy, axis=0))
+                return tuple(ret)
         ret = []
         if 0 in indexes:
             gx = primitive_ops.matmul(gy, W)
@@ -113,6 +125,25 @@ class LinearFunction(function_node.FunctionNode):
         if 2 in indexes:
             ret.append(primitive_ops.sum(gy, axis=0))
         return tuple(ret)
+
+
+def _input_and_weight_grads(x, W, gy):
+    # gx = gy @ W and gW = gy.T @ x of 2-d NumPy arrays of one dtype, outside
+    # a graph, as one call of chainer.utils.gemm.matmuls (a plugin may run
+    # the two products side by side); None for other arrays.
+    if not (
+        type(gy) is numpy.ndarray
+        and type(x) is numpy.ndarray
+        and type(W) is numpy.ndarray
+        and x.ndim == 2
+        and x.dtype == W.dtype == gy.dtype
+    ):
+        return None
+    gx, gW = gemm.matmuls([(gy, W), (gy.T, x)])
+    return (
+        variable.Variable(gx, requires_grad=False),
+        variable.Variable(gW, requires_grad=False),
+    )
 
 
 def _sum_weight_grads(payloads):
