@@ -82,8 +82,7 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
         gx = gemm.matmul(gg2[:, : 3 * n], w_x) if need_gx else None
         gw = gb = None
         if need_w:
-            gw_x = gemm.matmul(gg2[:, : 3 * n].T, x)
-            gw_h = gemm.matmul(gg2[:, n:].T, h_prev)
+            gw_x, gw_h = gemm.matmuls([(gg2[:, : 3 * n].T, x), (gg2[:, n:].T, h_prev)])
             gsum = gg2.sum(axis=0)
             g_n, g_r, g_z, g_hn = (gsum[j * n : (j + 1) * n] for j in range(4))
             gw = (

@@ -113,8 +113,7 @@ class NStepLSTM(n_step_rnn.BaseNStepRNN):
         gx = gemm.matmul(gg, w_x) if need_gx else None
         gw = gb = None
         if need_w:
-            gw_x = gemm.matmul(gg.T, x)
-            gw_h = gemm.matmul(gg.T, h_prev)
+            gw_x, gw_h = gemm.matmuls([(gg.T, x), (gg.T, h_prev)])
             gsum = gg.sum(axis=0)
             order = (1, 2, 3, 0)  # Chainer's W0..W3 = i, f, a, o
             gw = tuple(gw_x[j * n : (j + 1) * n] for j in order) + tuple(

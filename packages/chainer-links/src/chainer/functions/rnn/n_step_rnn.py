@@ -473,7 +473,7 @@ class NStepRNN(BaseNStepRNN):
         gx = gemm.matmul(gg, w_x) if need_gx else None
         gw = gb = None
         if need_w:
-            gw = (gemm.matmul(gg.T, x), gemm.matmul(gg.T, h_prev))
+            gw = tuple(gemm.matmuls([(gg.T, x), (gg.T, h_prev)]))
             gb0 = gg.sum(axis=0)
             gb = (gb0, gb0.copy())
         return gx, gh, None, gw, gb
