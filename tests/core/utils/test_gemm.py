@@ -109,3 +109,27 @@ def test_a_registered_matmuls_takes_numpy_pairs_only():
         assert gemm.matmuls([]) == []
     assert calls == [[((5, 4), (4, 3))]]
     numpy.testing.assert_array_equal(got[0], numpy.full((5, 3), 7))
+
+
+def test_product_grads_values_and_memory_orders():
+    rng = numpy.random.RandomState(1)
+    for a_t, b_t in ((False, False), (True, False), (False, True), (True, True)):
+        a = rng.standard_normal((3, 4) if a_t else (4, 3)).astype(numpy.float32)
+        b = rng.standard_normal((5, 3) if b_t else (3, 5)).astype(numpy.float32)
+        a = a.T if a_t else a
+        b = b.T if b_t else b
+        gy = rng.standard_normal((4, 5)).astype(numpy.float32)
+        ga, gb = gemm.product_grads(a, b, gy)
+        numpy.testing.assert_allclose(ga, gy @ b.T, rtol=1e-5, atol=1e-6)
+        numpy.testing.assert_allclose(gb, a.T @ gy, rtol=1e-5, atol=1e-6)
+        # A transposed operand's gradient is the transpose of a C product.
+        assert ga.flags.f_contiguous if a_t else ga.flags.c_contiguous
+        assert gb.flags.f_contiguous if b_t else gb.flags.c_contiguous
+
+
+def test_product_grads_declines_other_operands():
+    a, b = _operands()
+    gy = numpy.ones((5, 3), numpy.float32)
+    assert gemm.product_grads(a, b, gy.astype(numpy.float64)) is None
+    assert gemm.product_grads(a[0], b, gy[0]) is None
+    assert gemm.product_grads(a.tolist(), b, gy) is None

@@ -482,9 +482,11 @@ class MatMul(function_node.FunctionNode):
         (gy,) = grad_outputs
         a, b = self.get_retained_inputs()
         if len(indexes) == 2 and not utils._config_entry("enable_backprop"):
-            both = _both_grads_2d(a.array, b.array, gy.array)
+            # Outside a graph, both products in one call (a plugin may run
+            # them side by side); memory orders as below.
+            both = gemm.product_grads(a.array, b.array, gy.array)
             if both is not None:
-                return both
+                return tuple(_Variable(g, requires_grad=False) for g in both)
         a2 = a if a.ndim > 1 else array_ops.reshape(a, (1, a.shape[0]))
         b2 = b if b.ndim > 1 else array_ops.reshape(b, (b.shape[0], 1))
         gy_shape = list(gy.shape)
@@ -510,34 +512,6 @@ class MatMul(function_node.FunctionNode):
                 g = array_ops.cast(_sum_to(g, _batched(g, b2)), b.dtype)
                 ret.append(array_ops.reshape(g, b.shape))
         return tuple(ret)
-
-
-def _both_grads_2d(a, b, gy):
-    # Both gradients of a 2-d NumPy product of one dtype, outside a graph, as
-    # one call of chainer.utils.gemm.matmuls (a plugin may run the two
-    # products side by side); None for other operands. Memory orders follow
-    # the graph path (see _is_transposed_matrix).
-    if not (
-        type(gy) is numpy.ndarray
-        and type(a) is numpy.ndarray
-        and type(b) is numpy.ndarray
-        and a.ndim == 2
-        and b.ndim == 2
-        and a.dtype == b.dtype == gy.dtype
-    ):
-        return None
-    a_t = a.flags.f_contiguous and not a.flags.c_contiguous
-    b_t = b.flags.f_contiguous and not b.flags.c_contiguous
-    ga, gb = gemm.matmuls(
-        [
-            (b, gy.T) if a_t else (gy, b.T),
-            (gy.T, a) if b_t else (a.T, gy),
-        ]
-    )
-    return (
-        variable.Variable(ga.T if a_t else ga, requires_grad=False),
-        variable.Variable(gb.T if b_t else gb, requires_grad=False),
-    )
 
 
 def _is_transposed_matrix(x):

@@ -81,6 +81,43 @@ def matmuls(pairs):
     return [matmul(a, b) for a, b in pairs]
 
 
+def product_grads(a, b, gy):
+    """Both gradients of ``y = a @ b`` for 2-d NumPy arrays, through :func:`matmuls`.
+
+    The gradients ``gy @ b.T`` and ``a.T @ gy`` in one :func:`matmuls` call
+    (a plugin may run them side by side). An F-ordered operand (such as
+    ``W.T`` of a C-ordered ``W``) gets its gradient as the transpose of a
+    C-ordered product, so that the gradient reaching ``W`` is C-ordered.
+
+    Args:
+        a (numpy.ndarray): ``(m, k)`` matrix.
+        b (numpy.ndarray): ``(k, n)`` matrix.
+        gy (numpy.ndarray): ``(m, n)`` gradient of the product.
+
+    Returns:
+        tuple or None: ``(ga, gb)``; None unless all three are NumPy
+        matrices of one dtype (the caller then takes its general path).
+    """
+    if not (
+        type(gy) is numpy.ndarray
+        and type(a) is numpy.ndarray
+        and type(b) is numpy.ndarray
+        and a.ndim == 2
+        and b.ndim == 2
+        and a.dtype == b.dtype == gy.dtype
+    ):
+        return None
+    a_t = a.flags.f_contiguous and not a.flags.c_contiguous
+    b_t = b.flags.f_contiguous and not b.flags.c_contiguous
+    ga, gb = matmuls(
+        [
+            (b, gy.T) if a_t else (gy, b.T),
+            (gy.T, a) if b_t else (a.T, gy),
+        ]
+    )
+    return (ga.T if a_t else ga), (gb.T if b_t else gb)
+
+
 def right_operand(b, uses=None):
     """Prepares ``b`` for many products ``a @ b`` with the same ``b``.
 

@@ -1,5 +1,3 @@
-import numpy
-
 from chainer import backend
 from chainer import function_node
 from chainer import primitive_ops
@@ -104,10 +102,22 @@ class LinearFunction(function_node.FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         (gy,) = grad_outputs
-        if 0 in indexes and 1 in indexes and not utils._config_entry("enable_backprop"):
-            both = _input_and_weight_grads(x.array, W.array, gy.array)
+        W_array = W.array
+        if (
+            0 in indexes
+            and 1 in indexes
+            and W_array.flags.c_contiguous
+            and not utils._config_entry("enable_backprop")
+        ):
+            # Outside a graph, gy @ W and gy.T @ x in one call (a plugin may
+            # run them side by side); gW comes back C-ordered.
+            both = gemm.product_grads(x.array, W_array.T, gy.array)
             if both is not None:
-                ret = list(both)
+                gx, gWt = both
+                ret = [
+                    variable.Variable(gx, requires_grad=False),
+                    variable.Variable(gWt.T, requires_grad=False),
+                ]
                 if 2 in indexes:
                     ret.append(primitive_ops.sum(gy, axis=0))
                 return tuple(ret)
@@ -125,25 +135,6 @@ class LinearFunction(function_node.FunctionNode):
         if 2 in indexes:
             ret.append(primitive_ops.sum(gy, axis=0))
         return tuple(ret)
-
-
-def _input_and_weight_grads(x, W, gy):
-    # gx = gy @ W and gW = gy.T @ x of 2-d NumPy arrays of one dtype, outside
-    # a graph, as one call of chainer.utils.gemm.matmuls (a plugin may run
-    # the two products side by side); None for other arrays.
-    if not (
-        type(gy) is numpy.ndarray
-        and type(x) is numpy.ndarray
-        and type(W) is numpy.ndarray
-        and x.ndim == 2
-        and x.dtype == W.dtype == gy.dtype
-    ):
-        return None
-    gx, gW = gemm.matmuls([(gy, W), (gy.T, x)])
-    return (
-        variable.Variable(gx, requires_grad=False),
-        variable.Variable(gW, requires_grad=False),
-    )
 
 
 def _sum_weight_grads(payloads):
