@@ -42,6 +42,34 @@ def test_results_in_item_order_and_items_interleaved_over_threads(team):
     assert team.blas.set_counts == [1, 3]
 
 
+@pytest.mark.parametrize("parallel", [True, False])
+def test_by_blocks_covers_the_range_with_a_scratch_row_per_thread(team, parallel):
+    seen = []
+    lock = threading.Lock()
+
+    def fn(start, stop, scratch):
+        assert scratch.shape == (stop - start,)
+        assert scratch.dtype == "float32"
+        with lock:
+            seen.append((start, stop, threading.get_ident(), scratch.ctypes.data))
+
+    _parallel.by_blocks(fn, 23, 5, "float32", parallel)
+    assert sorted((start, stop) for start, stop, _, _ in seen) == [
+        (0, 5),
+        (5, 10),
+        (10, 15),
+        (15, 20),
+        (20, 23),
+    ]
+    rows = {}
+    for _, _, thread, row in seen:
+        rows.setdefault(thread, set()).add(row)
+    assert len(rows) == (3 if parallel else 1)
+    # Each thread writes its own scratch row, never another's.
+    all_rows = [row for thread_rows in rows.values() for row in thread_rows]
+    assert len(all_rows) == len(set(all_rows)) == len(rows)
+
+
 def test_first_error_is_raised_after_every_thread_stopped(team):
     finished = []
 

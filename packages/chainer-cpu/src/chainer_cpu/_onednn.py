@@ -805,7 +805,7 @@ def _vector(a):
     return numpy.ascontiguousarray(a.ravel(), numpy.float32)
 
 
-def _bn_plan(kind, x, eps, outputs):
+def _bn_plan(kind, x, eps, spec):
     # The plan of a batch-normalization primitive (``kind`` "forward" or
     # "backward") on x's strides: every activation argument in them, the
     # per-channel ones contiguous vectors; no reorder.
@@ -836,10 +836,10 @@ def _bn_plan(kind, x, eps, outputs):
                     ),
                     "batch normalization backward",
                 )  # fmt: skip
-            user = {arg: _user_md(lib, *layout) for arg in outputs["activations"]}
-            for arg in outputs["vectors"]:
+            user = {arg: _user_md(lib, *layout) for arg in spec["activations"]}
+            for arg in spec["vectors"]:
                 user[arg] = _user_md(lib, (channels,), (1,))
-            return _Plan(lib, pd, user, set(outputs["written"]))
+            return _Plan(lib, pd, user, set(spec["written"]))
         finally:
             lib.dnnl_memory_desc_destroy(src)
             for handle in (fwd, pd):
@@ -849,15 +849,25 @@ def _bn_plan(kind, x, eps, outputs):
     return _plan(key, build)
 
 
-_BN_FORWARD = {
-    "activations": (_ARG_SRC, _ARG_DST),
-    "vectors": (_ARG_MEAN, _ARG_VARIANCE, _ARG_SCALE, _ARG_SHIFT),
-    "written": (_ARG_DST, _ARG_MEAN, _ARG_VARIANCE),
-}
-_BN_BACKWARD = {
-    "activations": (_ARG_SRC, _ARG_DIFF_DST, _ARG_DIFF_SRC),
-    "vectors": (_ARG_MEAN, _ARG_VARIANCE, _ARG_SCALE, _ARG_DIFF_SCALE, _ARG_DIFF_SHIFT),
-    "written": (_ARG_DIFF_SRC, _ARG_DIFF_SCALE, _ARG_DIFF_SHIFT),
+# The arguments of each batch-normalization primitive by kind; the first
+# "written" one is in the memory order of x, the others (c,) vectors.
+_BN_ARGUMENTS = {
+    "forward": {
+        "activations": (_ARG_SRC, _ARG_DST),
+        "vectors": (_ARG_MEAN, _ARG_VARIANCE, _ARG_SCALE, _ARG_SHIFT),
+        "written": (_ARG_DST, _ARG_MEAN, _ARG_VARIANCE),
+    },
+    "backward": {
+        "activations": (_ARG_SRC, _ARG_DIFF_DST, _ARG_DIFF_SRC),
+        "vectors": (
+            _ARG_MEAN,
+            _ARG_VARIANCE,
+            _ARG_SCALE,
+            _ARG_DIFF_SCALE,
+            _ARG_DIFF_SHIFT,
+        ),
+        "written": (_ARG_DIFF_SRC, _ARG_DIFF_SCALE, _ARG_DIFF_SHIFT),
+    },
 }
 
 
@@ -876,16 +886,8 @@ def batch_normalization(x, gamma, beta, eps):
         tuple: ``(y, mean, var)``: ``y`` in the memory order of ``x``, the
         float32 statistics of shape ``(c,)``.
     """
-    y = numpy.empty_like(x)
-    mean = numpy.empty(x.shape[1], numpy.float32)
-    var = numpy.empty(x.shape[1], numpy.float32)
-    plan = _bn_plan("forward", x, eps, _BN_FORWARD)
-    _set_threads(library())
-    plan.run({
-        _ARG_SRC: x, _ARG_DST: y, _ARG_MEAN: mean, _ARG_VARIANCE: var,
-        _ARG_SCALE: _vector(gamma), _ARG_SHIFT: _vector(beta),
-    })  # fmt: skip
-    return y, mean, var
+    inputs = {_ARG_SRC: x, _ARG_SCALE: _vector(gamma), _ARG_SHIFT: _vector(beta)}
+    return _bn_run("forward", x, eps, inputs)
 
 
 def batch_normalization_grad(x, gamma, gy, mean, var, eps):
@@ -905,17 +907,26 @@ def batch_normalization_grad(x, gamma, gy, mean, var, eps):
     """
     if gy.strides != x.strides:
         gy = _layout.copy_in_order(gy, x)
-    gx = numpy.empty_like(x)
-    ggamma = numpy.empty(x.shape[1], numpy.float32)
-    gbeta = numpy.empty(x.shape[1], numpy.float32)
-    plan = _bn_plan("backward", x, eps, _BN_BACKWARD)
-    _set_threads(library())
-    plan.run({
-        _ARG_SRC: x, _ARG_DIFF_DST: gy, _ARG_DIFF_SRC: gx, _ARG_MEAN: _vector(mean),
+    inputs = {
+        _ARG_SRC: x, _ARG_DIFF_DST: gy, _ARG_MEAN: _vector(mean),
         _ARG_VARIANCE: _vector(var), _ARG_SCALE: _vector(gamma),
-        _ARG_DIFF_SCALE: ggamma, _ARG_DIFF_SHIFT: gbeta,
-    })  # fmt: skip
-    return gx, ggamma, gbeta
+    }  # fmt: skip
+    return _bn_run("backward", x, eps, inputs)
+
+
+def _bn_run(kind, x, eps, inputs):
+    # Runs the batch-normalization primitive of ``kind`` on ``inputs``
+    # ({argument: array}) and returns its outputs, new arrays in the order of
+    # the kind's "written" arguments: one in the memory order of x, then
+    # (c,) float32 vectors.
+    spec = _BN_ARGUMENTS[kind]
+    first, *vectors = spec["written"]
+    outputs = {first: numpy.empty_like(x)}
+    outputs.update((arg, numpy.empty(x.shape[1], numpy.float32)) for arg in vectors)
+    plan = _bn_plan(kind, x, eps, spec)
+    _set_threads(library())
+    plan.run({**inputs, **outputs})
+    return tuple(outputs.values())
 
 
 _WEIGHT_ARGS = (_ARG_WEIGHTS, _ARG_DIFF_WEIGHTS)

@@ -42,6 +42,8 @@ import os
 import threading
 import time
 
+import numpy
+
 from chainer import backend
 from chainer_cpu import _blas
 
@@ -517,6 +519,31 @@ def by_ranges(fn, count, parallel=True):
         return
     bounds = [count * i // threads for i in range(threads + 1)]
     run(lambda i: fn(bounds[i], bounds[i + 1]), threads)
+
+
+def by_blocks(fn, count, block, dtype, parallel=True):
+    """Runs ``fn(start, stop, scratch)`` over ``range(count)`` in blocks of ``block``.
+
+    The blocks go to the team's threads in turn when ``parallel`` (the
+    caller's size threshold) holds, else all to the calling thread.
+    ``scratch`` is a 1-d array of ``stop - start`` elements of ``dtype``,
+    private to the thread running the block.
+    """
+    starts = range(0, count, block)
+    # Thread t of the team runs blocks t, t + w, ... (see run), so each
+    # thread has its own row of scratch.
+    scratch = numpy.empty((max(1, width()) if parallel else 1, block), dtype)
+
+    def one(k):
+        start = starts[k]
+        stop = min(start + block, count)
+        fn(start, stop, scratch[k % len(scratch), : stop - start])
+
+    if parallel:
+        run(one, len(starts))
+    else:
+        for k in range(len(starts)):
+            one(k)
 
 
 def run(fn, count):

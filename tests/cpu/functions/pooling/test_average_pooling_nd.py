@@ -33,26 +33,6 @@ def _input(shape, dtype, seed=0):
     return numpy.random.RandomState(seed).uniform(-1, 1, shape).astype(dtype)
 
 
-def _as_layout(x, layout):
-    if layout == "c_order":
-        return numpy.ascontiguousarray(x)
-    if layout == "batch_innermost":
-        y = _layout.as_batch_innermost(x).transpose(x.ndim - 1, *range(x.ndim - 1))
-        assert _layout.is_batch_innermost(y)
-        return y
-    if layout == "channels_last":
-        nd = x.ndim - 2
-        dense = numpy.ascontiguousarray(x.transpose(0, *range(2, x.ndim), 1))
-        y = dense.transpose(0, nd + 1, *range(1, nd + 1))
-        assert _is_channels_last(y)
-        return y
-    if layout == "channel_major":
-        return numpy.ascontiguousarray(x.swapaxes(0, 1)).swapaxes(0, 1)
-    big = numpy.zeros((x.shape[0], x.shape[1] * 2, *x.shape[2:]), x.dtype)
-    big[:, ::2] = x
-    return big[:, ::2]
-
-
 def _is_channels_last(a):
     # Checked on the strides: the memory is (n, *spatial, c).
     return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
@@ -105,14 +85,14 @@ def test_the_kernels_run_only_while_registered(cpu_plugin, calls):
 @pytest.mark.parametrize("layout", _LAYOUTS)
 @pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "pad_value"), _GEOMETRIES)
 def test_kernels_match_the_reference(
-    cpu_plugin, calls, dtype, layout, shape, ksize, stride, pad, pad_value
+    cpu_plugin, calls, dtype, layout, shape, ksize, stride, pad, pad_value, as_layout
 ):
-    x = _as_layout(_input(shape, dtype), layout)
+    x = as_layout(_input(shape, dtype), layout)
     ref = average_pooling_nd.AveragePoolingND(
         len(ksize), ksize, stride, pad, False, pad_value
     )
     (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
-    gy = _as_layout(_input(y_ref.shape, dtype, seed=1), layout)
+    gy = as_layout(_input(y_ref.shape, dtype, seed=1), layout)
     (gx_ref,) = average_pooling_nd.AveragePoolingNDGrad(ref).forward(
         (numpy.ascontiguousarray(gy),)
     )
@@ -130,13 +110,13 @@ def test_kernels_match_the_reference(
 
 
 @pytest.mark.parametrize("pad", [0, 1])
-def test_batch_innermost_arrays_keep_their_layout(cpu_plugin, pad):
-    x = _as_layout(_input((5, 3, 6, 8), numpy.float32), "batch_innermost")
+def test_batch_innermost_arrays_keep_their_layout(cpu_plugin, pad, as_layout):
+    x = as_layout(_input((5, 3, 6, 8), numpy.float32), "batch_innermost")
     xv = chainer.Variable(x)
     h = xv * 1  # an inner node: its gradient is stored as computed
     y = F.average_pooling_2d(h, 3, 2, pad=pad)
     assert _layout.is_batch_innermost(y.array)
-    y.grad = _as_layout(_input(y.shape, numpy.float32, seed=3), "batch_innermost")
+    y.grad = as_layout(_input(y.shape, numpy.float32, seed=3), "batch_innermost")
     y.backward(retain_grad=True)
     assert _layout.is_batch_innermost(h.grad)
     # C-order gradients stay C-order.
@@ -150,8 +130,10 @@ def test_batch_innermost_arrays_keep_their_layout(cpu_plugin, pad):
 @pytest.mark.parametrize("dtype", _DTYPES)
 @pytest.mark.parametrize("layout", _LAYOUTS)
 @pytest.mark.parametrize("pad_value", [0, None])
-def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout, pad_value):
-    x = _as_layout(_input((3, 2, 5, 6), dtype), layout)
+def test_gradients_on_the_kernel_path(
+    cpu_plugin, calls, dtype, layout, pad_value, as_layout
+):
+    x = as_layout(_input((3, 2, 5, 6), dtype), layout)
     ggx = _input(x.shape, dtype, seed=2)
     tol = {"atol": 5e-2, "rtol": 5e-2} if dtype == numpy.float16 else {}
 
@@ -168,8 +150,8 @@ def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout, pad_valu
 
 @pytest.mark.parametrize("dtype", _DTYPES)
 @pytest.mark.parametrize("pad", [0, 1])
-def test_channels_last_arrays_keep_their_layout(cpu_plugin, dtype, pad):
-    x = _as_layout(_input((5, 3, 7, 8), dtype), "channels_last")
+def test_channels_last_arrays_keep_their_layout(cpu_plugin, dtype, pad, as_layout):
+    x = as_layout(_input((5, 3, 7, 8), dtype), "channels_last")
     ref = average_pooling_nd.AveragePoolingND(2, 3, 2, pad, False, 0)
     (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
     xv = chainer.Variable(x)
@@ -177,7 +159,7 @@ def test_channels_last_arrays_keep_their_layout(cpu_plugin, dtype, pad):
     y = F.average_pooling_2d(h, 3, 2, pad=pad)
     assert _is_channels_last(y.array)
     numpy.testing.assert_array_equal(y.array, y_ref)
-    gy = _as_layout(_input(y.shape, dtype, seed=3), "channels_last")
+    gy = as_layout(_input(y.shape, dtype, seed=3), "channels_last")
     (gx_ref,) = average_pooling_nd.AveragePoolingNDGrad(ref).forward(
         (numpy.ascontiguousarray(gy),)
     )
@@ -191,16 +173,25 @@ def test_channels_last_arrays_keep_their_layout(cpu_plugin, dtype, pad):
 @pytest.mark.parametrize("layout", ["c_order", "batch_innermost", "channels_last"])
 @pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "pad_value"), _GEOMETRIES)
 def test_gradient_split_on_cpu_threads(
-    cpu_team, monkeypatch, threads, layout, shape, ksize, stride, pad, pad_value
+    cpu_team,
+    monkeypatch,
+    threads,
+    layout,
+    shape,
+    ksize,
+    stride,
+    pad,
+    pad_value,
+    as_layout,
 ):
     team = cpu_team(threads)
     monkeypatch.setattr(cpu_pool, "PARALLEL_BYTES", 1)
-    x = _as_layout(_input(shape, numpy.float32), layout)
+    x = as_layout(_input(shape, numpy.float32), layout)
     ref = average_pooling_nd.AveragePoolingND(
         len(ksize), ksize, stride, pad, False, pad_value
     )
     (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
-    gy = _as_layout(_input(y_ref.shape, numpy.float32, seed=1), layout)
+    gy = as_layout(_input(y_ref.shape, numpy.float32, seed=1), layout)
     (gx_ref,) = average_pooling_nd.AveragePoolingNDGrad(ref).forward(
         (numpy.ascontiguousarray(gy),)
     )

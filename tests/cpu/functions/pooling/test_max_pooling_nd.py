@@ -39,27 +39,6 @@ def _distinct(shape, dtype, seed=0):
     return ((perm - size / 2) / max(1, size // 64)).astype(dtype)
 
 
-def _as_layout(x, layout):
-    if layout == "c_order":
-        return numpy.ascontiguousarray(x)
-    if layout == "batch_innermost":
-        y = _layout.as_batch_innermost(x).transpose(x.ndim - 1, *range(x.ndim - 1))
-        assert _layout.is_batch_innermost(y)
-        return y
-    if layout == "channels_last":
-        nd = x.ndim - 2
-        dense = numpy.ascontiguousarray(x.transpose(0, *range(2, x.ndim), 1))
-        y = dense.transpose(0, nd + 1, *range(1, nd + 1))
-        assert _is_channels_last(y)
-        return y
-    if layout == "channel_major":
-        return numpy.ascontiguousarray(x.swapaxes(0, 1)).swapaxes(0, 1)
-    # A strided view into a larger array.
-    big = numpy.zeros((x.shape[0], x.shape[1] * 2, *x.shape[2:]), x.dtype)
-    big[:, ::2] = x
-    return big[:, ::2]
-
-
 def _is_channels_last(a):
     # Checked on the strides: the memory is (n, *spatial, c).
     return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
@@ -112,9 +91,9 @@ def test_the_kernels_run_only_while_registered(cpu_plugin, calls):
 @pytest.mark.parametrize("layout", _LAYOUTS)
 @pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "cover_all"), _GEOMETRIES)
 def test_kernels_match_the_reference(
-    cpu_plugin, calls, dtype, layout, shape, ksize, stride, pad, cover_all
+    cpu_plugin, calls, dtype, layout, shape, ksize, stride, pad, cover_all, as_layout
 ):
-    x = _as_layout(_distinct(shape, dtype), layout)
+    x = as_layout(_distinct(shape, dtype), layout)
     ref = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
     (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
     gy = _distinct(y_ref.shape, dtype, seed=1)
@@ -135,8 +114,8 @@ def test_kernels_match_the_reference(
 
 @pytest.mark.parametrize("layout", ["c_order", "channel_major", "strided"])
 @pytest.mark.parametrize("pad", [0, 1])
-def test_other_layouts_give_c_order(cpu_plugin, layout, pad):
-    x = chainer.Variable(_as_layout(_distinct((3, 4, 6, 8), numpy.float32), layout))
+def test_other_layouts_give_c_order(cpu_plugin, layout, pad, as_layout):
+    x = chainer.Variable(as_layout(_distinct((3, 4, 6, 8), numpy.float32), layout))
     h = x * 1 if layout == "c_order" else x
     y = F.max_pooling_2d(h, 3, 2, pad=pad)
     assert y.array.flags.c_contiguous
@@ -147,18 +126,18 @@ def test_other_layouts_give_c_order(cpu_plugin, layout, pad):
 
 @pytest.mark.parametrize("gy_layout", _LAYOUTS)
 @pytest.mark.parametrize("pad", [0, 1])
-def test_batch_innermost_input_keeps_its_layout(cpu_plugin, pad, gy_layout):
+def test_batch_innermost_input_keeps_its_layout(cpu_plugin, pad, gy_layout, as_layout):
     # NumPy convolution outputs lie in memory as (c, h, w, n); pooling keeps
     # that order for its output and its input gradient, with the values of
     # a C-order input, whatever the order of the output gradient (a linear
     # layer after the pooling gives a C-order one).
-    x = _as_layout(_distinct((5, 3, 6, 8), numpy.float32), "batch_innermost")
+    x = as_layout(_distinct((5, 3, 6, 8), numpy.float32), "batch_innermost")
     xv = chainer.Variable(x)
     h = xv * 1  # an inner node: its gradient is stored as computed
     assert _layout.is_batch_innermost(h.array)
     y = F.max_pooling_2d(h, 3, 2, pad=pad)
     assert _layout.is_batch_innermost(y.array)
-    gy = _as_layout(_distinct(y.shape, numpy.float32, seed=3), gy_layout)
+    gy = as_layout(_distinct(y.shape, numpy.float32, seed=3), gy_layout)
     y.grad = gy
     y.backward(retain_grad=True)
     assert _layout.is_batch_innermost(h.grad)
@@ -184,8 +163,8 @@ def test_indexes_are_found_only_when_needed(cpu_plugin):
 
 @pytest.mark.parametrize("dtype", _DTYPES)
 @pytest.mark.parametrize("layout", _LAYOUTS)
-def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout):
-    x = _as_layout(_distinct((3, 2, 5, 6), dtype), layout)
+def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout, as_layout):
+    x = as_layout(_distinct((3, 2, 5, 6), dtype), layout)
     ggx = _distinct(x.shape, dtype, seed=2)
     tol = {"atol": 5e-2, "rtol": 5e-2} if dtype == numpy.float16 else {}
 
@@ -207,11 +186,20 @@ def test_gradients_on_the_kernel_path(cpu_plugin, calls, dtype, layout):
 @pytest.mark.parametrize("layout", ["c_order", "batch_innermost", "channels_last"])
 @pytest.mark.parametrize(("shape", "ksize", "stride", "pad", "cover_all"), _GEOMETRIES)
 def test_gradient_split_on_cpu_threads(
-    cpu_team, monkeypatch, threads, layout, shape, ksize, stride, pad, cover_all
+    cpu_team,
+    monkeypatch,
+    threads,
+    layout,
+    shape,
+    ksize,
+    stride,
+    pad,
+    cover_all,
+    as_layout,
 ):
     team = cpu_team(threads)
     monkeypatch.setattr(cpu_pool, "PARALLEL_BYTES", 1)
-    x = _as_layout(_distinct(shape, numpy.float32), layout)
+    x = as_layout(_distinct(shape, numpy.float32), layout)
     ref = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
     (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
     gy = _distinct(y_ref.shape, numpy.float32, seed=1)
@@ -244,12 +232,12 @@ _CHANNELS_LAST_GEOMETRIES = [
     ("shape", "ksize", "stride", "pad", "cover_all"), _CHANNELS_LAST_GEOMETRIES
 )
 def test_channels_last_input_keeps_its_layout(
-    dtype, shape, ksize, stride, pad, cover_all
+    dtype, shape, ksize, stride, pad, cover_all, as_layout
 ):
     # oneDNN's nhwc convolutions give channels-last outputs: pooling keeps
     # that order for its output, its argmax and its input gradient, with the
     # values of the reference on a C-order input, whatever the order of gy.
-    x = _as_layout(_distinct(shape, dtype), "channels_last")
+    x = as_layout(_distinct(shape, dtype), "channels_last")
     ref = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
     (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
     node = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
@@ -262,7 +250,7 @@ def test_channels_last_input_keeps_its_layout(
     assert _is_channels_last(idx)
     numpy.testing.assert_array_equal(idx, ref.compact_indexes())
     for gy_layout in _LAYOUTS:
-        gy = _as_layout(_distinct(y_ref.shape, dtype, seed=1), gy_layout)
+        gy = as_layout(_distinct(y_ref.shape, dtype, seed=1), gy_layout)
         (gx_ref,) = max_pooling_nd.MaxPoolingNDGrad(ref).forward(
             (numpy.ascontiguousarray(gy),)
         )
@@ -275,11 +263,13 @@ def test_channels_last_input_keeps_its_layout(
 
 @pytest.mark.parametrize("gy_layout", ["c_order", "channels_last"])
 @pytest.mark.parametrize("pad", [0, 1])
-def test_channels_last_through_the_functions(cpu_plugin, calls, pad, gy_layout):
+def test_channels_last_through_the_functions(
+    cpu_plugin, calls, pad, gy_layout, as_layout
+):
     # As in a VGG step on nhwc convolutions: ReLU, pooling, and a C-order
     # gradient from the linear layer after the pooling (or a channels-last
     # one from a convolution).
-    x = _as_layout(_distinct((4, 6, 8, 8), numpy.float32), "channels_last")
+    x = as_layout(_distinct((4, 6, 8, 8), numpy.float32), "channels_last")
     xv = chainer.Variable(x)
     a = xv * 1  # inner nodes: their gradients are stored as computed
     h = F.relu(a)
@@ -287,7 +277,7 @@ def test_channels_last_through_the_functions(cpu_plugin, calls, pad, gy_layout):
     y = F.max_pooling_2d(h, 2, 2, pad=pad)
     assert calls == ["reduce_windows"]
     assert _is_channels_last(y.array)
-    y.grad = _as_layout(_distinct(y.shape, numpy.float32, seed=3), gy_layout)
+    y.grad = as_layout(_distinct(y.shape, numpy.float32, seed=3), gy_layout)
     y.backward(retain_grad=True)
     assert calls == ["reduce_windows", "scatter_windows"]
     assert _is_channels_last(h.grad)
@@ -306,7 +296,16 @@ def test_channels_last_through_the_functions(cpu_plugin, calls, pad, gy_layout):
     ("shape", "ksize", "stride", "pad", "cover_all"), _CHANNELS_LAST_GEOMETRIES
 )
 def test_channels_last_split_by_image_on_cpu_threads(
-    cpu_team, monkeypatch, threads, dtype, shape, ksize, stride, pad, cover_all
+    cpu_team,
+    monkeypatch,
+    threads,
+    dtype,
+    shape,
+    ksize,
+    stride,
+    pad,
+    cover_all,
+    as_layout,
 ):
     team = cpu_team(threads)
     monkeypatch.setattr(cpu_pool, "PARALLEL_BYTES", 1)
@@ -318,7 +317,7 @@ def test_channels_last_split_by_image_on_cpu_threads(
         return scatter(g, *args)
 
     monkeypatch.setattr(cpu_pool, "scatter_windows", recording)
-    x = _as_layout(_distinct(shape, dtype), "channels_last")
+    x = as_layout(_distinct(shape, dtype), "channels_last")
     ref = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
     (y_ref,) = ref.forward((numpy.ascontiguousarray(x),))
     node = max_pooling_nd.MaxPoolingND(len(ksize), ksize, stride, pad, cover_all)
@@ -326,7 +325,7 @@ def test_channels_last_split_by_image_on_cpu_threads(
     numpy.testing.assert_array_equal(y, y_ref)
     assert _is_channels_last(y)
     for gy_layout in ["c_order", "channels_last"]:
-        gy = _as_layout(_distinct(y_ref.shape, dtype, seed=1), gy_layout)
+        gy = as_layout(_distinct(y_ref.shape, dtype, seed=1), gy_layout)
         (gx_ref,) = max_pooling_nd.MaxPoolingNDGrad(ref).forward(
             (numpy.ascontiguousarray(gy),)
         )

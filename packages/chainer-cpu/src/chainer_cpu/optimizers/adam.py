@@ -94,23 +94,16 @@ def adam(rule, param):
     decay = 1.0 - hp.eta * hp.weight_decay_rate if hp.weight_decay_rate != 0 else None
     size = p.size
     block = block_elements(p.itemsize)
-    starts = range(0, size, block)
     _parallel.engage()
-    # Thread t of the team runs blocks t, t + w, ... (see _parallel.run), so
-    # each thread has its own row of scratch.
-    scratch = numpy.empty((max(1, _parallel.width()), block), p.dtype)
     axpby = _mkl_axpby(p.dtype, size)
     if axpby is not None:
         itemsize = p.itemsize
         pg, pm, pv, pp = (a.ctypes.data for a in (g, m, v, p))
         keep = 1.0 if decay is None else decay
 
-        def update_mkl(k):
-            start = starts[k]
-            stop = min(start + block, size)
+        def update_mkl(start, stop, t):
             n = stop - start
             at = start * itemsize
-            t = scratch[k % len(scratch), :n]
             pt = t.ctypes.data
             # m = b1 m + (1 - b1) g and v = b2 v + (1 - b2) g^2, one pass each.
             axpby(n, one_minus_beta1, pg + at, beta1, pm + at)
@@ -121,14 +114,11 @@ def adam(rule, param):
             _divide(m[start:stop], t, out=t)
             axpby(n, -step, pt, keep, pp + at)  # p = keep p - step m / (...)
 
-        _parallel.run(update_mkl, len(starts))
+        _parallel.by_blocks(update_mkl, size, block, p.dtype)
         return
 
-    def update(k):
-        start = starts[k]
-        stop = min(start + block, size)
+    def update(start, stop, t):
         gb, mb, vb, pb = g[start:stop], m[start:stop], v[start:stop], p[start:stop]
-        t = scratch[k % len(scratch), : stop - start]
         # The reference's operations, in its order (results equal to it).
         _subtract(gb, mb, out=t)
         t *= one_minus_beta1
@@ -145,4 +135,4 @@ def adam(rule, param):
             pb *= decay
         pb -= t
 
-    _parallel.run(update, len(starts))
+    _parallel.by_blocks(update, size, block, p.dtype)

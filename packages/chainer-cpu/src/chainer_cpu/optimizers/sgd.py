@@ -80,26 +80,13 @@ def _by_ranges(fn, size):
 
 
 def _by_blocks(fn, data):
-    # fn(start, stop, scratch) over L2-sized blocks of data, on the team.
-    size = data.size
-    block = block_elements(data.itemsize)
-    starts = range(0, size, block)
-    if size >= PARALLEL_MIN:
+    # fn(start, stop, scratch) over L2-sized blocks of data, on the team
+    # from PARALLEL_MIN elements.
+    parallel = data.size >= PARALLEL_MIN
+    if parallel:
         _parallel.engage()
-    # Thread t of the team runs blocks t, t + w, ... (see _parallel.run), so
-    # each thread has its own row of scratch.
-    scratch = numpy.empty((max(1, _parallel.width()), block), data.dtype)
-
-    def run(k):
-        start = starts[k]
-        stop = min(start + block, size)
-        fn(start, stop, scratch[k % len(scratch), : stop - start])
-
-    if size >= PARALLEL_MIN:
-        _parallel.run(run, len(starts))
-    else:
-        for k in range(len(starts)):
-            run(k)
+    block = block_elements(data.itemsize)
+    _parallel.by_blocks(fn, data.size, block, data.dtype, parallel)
 
 
 def sgd(rule, param):

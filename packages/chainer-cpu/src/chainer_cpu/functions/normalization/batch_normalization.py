@@ -459,7 +459,7 @@ def _onednn_applies(node, x, gamma):
     )
 
 
-def _forward_onednn(node, x, gamma, beta):
+def _forward_onednn(node, x, gamma, beta, layout, dtype):
     # The training forward on oneDNN; returns (y, mean, var, inv_std) or None.
     if not _onednn_applies(node, x, gamma):
         return None
@@ -467,7 +467,7 @@ def _forward_onednn(node, x, gamma, beta):
     return y, mean, var, _inv_std(var, node.eps)
 
 
-def _grad_onednn(node, x, gamma, gy):
+def _grad_onednn(node, x, gamma, gy, layout, dtype):
     # The gradient on oneDNN; returns (gx, ggamma, gbeta) or None. oneDNN
     # takes the variance and eps; the node keeps inv_std: var + eps given as
     # the variance, with no eps.
@@ -484,6 +484,15 @@ def _inv_std(var, eps):
     numpy.sqrt(inv_std, out=inv_std)
     numpy.reciprocal(inv_std, out=inv_std)
     return inv_std
+
+
+def _first_path(paths, args):
+    # The result of the first fast path that applies (returns non-None).
+    for path in paths:
+        result = path(*args)
+        if result is not None:
+            return result
+    return None
 
 
 def batch_normalization(node, inputs):
@@ -503,11 +512,10 @@ def batch_normalization(node, inputs):
     x, gamma, beta = inputs
     layout, dtype = node.set_layout(x, gamma)
     m = layout.count
-    fast = _forward_onednn(node, x, gamma, beta)
-    if fast is None:
-        fast = _forward_blocked(node, x, gamma, beta, layout, dtype)
-    if fast is None:
-        fast = _forward_channels_last(node, x, gamma, beta, layout, dtype)
+    fast = _first_path(
+        (_forward_onednn, _forward_blocked, _forward_channels_last),
+        (node, x, gamma, beta, layout, dtype),
+    )
     if fast is not None:
         y, mean, var, inv_std = fast
         _finish_forward(node, gamma, mean, var, inv_std, m)
@@ -558,11 +566,10 @@ def batch_normalization_grad(node, inputs):
     """
     x, gamma, gy = inputs
     layout, dtype = node.set_layout(x, gamma)
-    fast = _grad_onednn(node, x, gamma, gy)
-    if fast is None:
-        fast = _grad_blocked(node, x, gamma, gy, layout, dtype)
-    if fast is None:
-        fast = _grad_channels_last(node, x, gamma, gy, layout, dtype)
+    fast = _first_path(
+        (_grad_onednn, _grad_blocked, _grad_channels_last),
+        (node, x, gamma, gy, layout, dtype),
+    )
     if fast is not None:
         gx, ggamma, gbeta = fast
         return _finish_grad(node, gamma, gx, ggamma, gbeta)
