@@ -5,8 +5,10 @@ multiplied in float32), with the product taken by :func:`chainer_cpu._gemm.matmu
 oneMKL split among the CPU team's threads where the ``mkl`` extra is
 installed (the bias written into each thread's part of ``y`` before its
 product, which MKL adds to), ``numpy.matmul`` otherwise. The backward pass
-reaches the same GEMM through the kernel of chainer-core's ``MatMul``
-(:mod:`chainer_cpu.primitive_ops.basic_math`).
+reaches the same GEMM through chainer-core's ``chainer.utils.gemm.matmuls``
+hook (both gradients side by side, :func:`chainer_cpu._gemm.matmuls`), or,
+inside a double-backprop graph, through the kernel of chainer-core's
+``MatMul`` (:mod:`chainer_cpu.primitive_ops.basic_math`).
 """
 
 import numpy
