@@ -554,23 +554,39 @@ def blas_lines(infos, labels):
     return lines
 
 
-def cpu_model():
-    """The CPU's model name as the OS reports it (Linux), else the platform's."""
+def cpu_model(path="/proc/cpuinfo"):
+    """The CPU's model name as the OS reports it (Linux), else the platform's.
+
+    Virtual machines often show a generic name ("Intel(R) Xeon(R)
+    Processor") for different CPUs, so the family and model numbers follow
+    it where the OS gives them.
+    """
+    fields = {}
     try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if not line.strip():
+                    break  # the first CPU's block
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip().lower(), value.strip())
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    name = fields.get("model name")
+    if not name:
+        return platform.processor() or platform.machine()
+    if fields.get("cpu family") and fields.get("model"):
+        name += " (family %s, model %s)" % (fields["cpu family"], fields["model"])
+    return name
 
 
 def blas_kernel(info):
     """The BLAS kernel set of a side: OpenBLAS's core name, else its library."""
     for lib in info.get("blas") or ():
         if lib.get("architecture"):
-            return "%s %s" % (lib.get("internal_api", "BLAS"), lib["architecture"])
+            api = lib.get("internal_api", "BLAS")
+            if api == "openblas":
+                api = "OpenBLAS"  # as NumPy's configuration names it
+            return "%s %s" % (api, lib["architecture"])
     line = info.get("blas_line")
     if line:
         words = line.split()

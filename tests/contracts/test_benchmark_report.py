@@ -52,8 +52,23 @@ def test_blas_kernel_from_openblas_configuration():
         "OpenBLAS Haswell"
     )
     threadpool = {"blas": [{"internal_api": "openblas", "architecture": "Zen"}]}
-    assert run.blas_kernel(threadpool) == "openblas Zen"
+    assert run.blas_kernel(threadpool) == "OpenBLAS Zen"
     assert run.blas_kernel({}) == "BLAS unknown"
+
+
+def test_cpu_model_names_family_and_model(tmp_path):
+    run = _run_module()
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(
+        "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+        "model\t\t: 167\nmodel name\t: Intel(R) Xeon(R) Processor\n\n"
+        "processor\t: 1\ncpu family\t: 6\nmodel\t\t: 143\n"
+    )
+    assert run.cpu_model(str(cpuinfo)) == (
+        "Intel(R) Xeon(R) Processor (family 6, model 167)"
+    )
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Some CPU\n")
+    assert run.cpu_model(str(cpuinfo)) == "Some CPU"
 
 
 def test_scale_charts_are_valid_svg_with_one_line_per_series():

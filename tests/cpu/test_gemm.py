@@ -143,6 +143,60 @@ def test_bounds_cover_the_range_on_aligned_cuts():
             assert start % 16 == 0
 
 
+def test_bounds_give_the_first_part_its_share():
+    assert _gemm._bounds(1000, 2, 0.6) == [(0, 608), (608, 1000)]
+    assert _gemm._bounds(1000, 3, 0.5) == [(0, 496), (496, 736), (736, 1000)]
+    assert _gemm._bounds(100, 2, 0.99) == [(0, 96), (96, 100)]
+    # A share that rounds to no rows at all: equal parts.
+    assert _gemm._bounds(100, 2, 0.01) == [(0, 48), (48, 100)]
+    for size, parts, first in [(1000, 3, 0.7), (333, 2, 0.55), (700, 4, 0.4)]:
+        ranges = _gemm._bounds(size, parts, first)
+        assert len(ranges) == parts
+        assert ranges[0] == (0, round(size * first / 16) * 16)
+        assert ranges[-1][1] == size
+        for (_, stop), (start, _) in itertools.pairwise(ranges):
+            assert stop == start
+            assert start % 16 == 0
+
+
+@pytest.mark.parametrize("shape", [(1000, 100, 300), (100, 300, 1000)])
+def test_split_products_give_the_caller_more_for_a_lagging_helper(
+    shape, gemm_choice, cpu_team, monkeypatch
+):
+    gemm_choice("mkl")
+    team = cpu_team(2)
+    m, k, n = shape
+    rng = numpy.random.RandomState(5)
+    a = rng.standard_normal((m, k)).astype(numpy.float32)
+    b = rng.standard_normal((k, n)).astype(numpy.float32)
+    calls = []
+    real = _gemm._bounds
+
+    def spy(size, parts, first=None):
+        calls.append(first)
+        return real(size, parts, first)
+
+    monkeypatch.setattr(_gemm, "_bounds", spy)
+    monkeypatch.setattr(_gemm, "_rates", {})
+    _gemm.matmul(a, b)  # times the caller's part
+    assert calls == [None]
+    rate = _gemm._rates[numpy.dtype(numpy.float32)]
+    assert rate > 0
+    team.lag = 0.2 * (m * n * k / rate)  # a fifth of the product's time
+    y = _gemm.matmul(a, b)
+    numpy.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-3)
+    ahead = 0.2 * (1 + _parallel.LAG_MARGIN)
+    assert calls[1] == pytest.approx(ahead + (1 - ahead) / 2)
+    # A product shorter than the lag is not split.
+    team.lag = 10 * (m * n * k / rate)
+    y = _gemm.matmul(a, b)
+    numpy.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-3)
+    assert len(calls) == 2
+    monkeypatch.setattr(_gemm, "WEIGHTED_SPLIT", False)
+    _gemm.matmul(a, b)
+    assert calls[2] is None
+
+
 def test_products_split_among_the_team_but_not_inside_an_item(
     gemm_choice, cpu_team, monkeypatch
 ):
@@ -445,6 +499,9 @@ def test_matmuls_run_side_by_side_when_balanced(
     # one team run, each product whole on its thread (not split again).
     gemm_choice("mkl")
     cpu_team(2)
+    # (Split products of fewer multiply-adds than the helper's lag are not
+    # split: these are small.)
+    monkeypatch.setattr(_gemm, "WEIGHTED_SPLIT", False)
     balanced = _pairs([(128, 128, 96), (96, 128, 128)])
     _gemm.matmuls(balanced)
     assert team_runs == [2]

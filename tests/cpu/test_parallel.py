@@ -6,6 +6,7 @@ import sys
 import threading
 import warnings
 
+import numpy
 import pytest
 
 from chainer_cpu import _blas
@@ -68,6 +69,81 @@ def test_by_blocks_covers_the_range_with_a_scratch_row_per_thread(team, parallel
     # Each thread writes its own scratch row, never another's.
     all_rows = [row for thread_rows in rows.values() for row in thread_rows]
     assert len(all_rows) == len(set(all_rows)) == len(rows)
+
+
+def test_the_team_measures_how_late_its_helpers_start(team):
+    assert team.lag == 0.0
+    _parallel.run(lambda i: None, 3)
+    assert team.lag > 0.0
+    team.lag = 1.0
+    _parallel.run(lambda i: None, 3)
+    assert team.lag == pytest.approx(1.0 - _parallel.LAG_WEIGHT, abs=0.01)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_caller_share_makes_up_for_the_helpers_lag(threads, cpu_team):
+    team = cpu_team(threads)
+    even = 1.0 / threads
+    assert _parallel.caller_share(1.0) == even  # nothing measured yet
+    team.lag = 0.01
+    ahead = 0.01 * (1 + _parallel.LAG_MARGIN)
+    # The caller's share (the job is 1 s on one thread) ends with the
+    # helpers' equal shares, which start `ahead` late.
+    share = _parallel.caller_share(1.0)
+    helper = (1.0 - share) / (threads - 1)
+    assert share == pytest.approx(ahead + helper)
+    assert _parallel.caller_share(0.0) == even
+    assert _parallel.caller_share(0.001) == 1.0  # shorter than the lag
+    cpu_team(1)
+    assert _parallel.caller_share(1.0) == 1.0
+
+
+def _job_times(monkeypatch, seconds):
+    # by_blocks' clock: each timed job takes seconds[(parallel, block)].
+    now = [0.0]
+    real = _parallel._blocks
+
+    def blocks(fn, count, block, dtype, parallel):
+        real(fn, count, block, dtype, parallel)
+        now[0] += seconds.get((parallel, block), 0.0)
+
+    monkeypatch.setattr(_parallel, "_blocks", blocks)
+    monkeypatch.setattr(_parallel, "_clock", lambda: now[0])
+    monkeypatch.setattr(_parallel, "_ways", {})
+
+
+@pytest.mark.parametrize(
+    "fastest", [(True, 10), (True, 50), (False, 10)], ids=["team", "coarse", "one"]
+)
+def test_by_blocks_keeps_the_fastest_way(fastest, team, monkeypatch):
+    seconds = {(True, 10): 2.0, (True, 50): 2.0, (False, 10): 2.0, fastest: 1.0}
+    _job_times(monkeypatch, seconds)
+    threads_seen = []
+
+    def fn(start, stop, scratch):
+        threads_seen.append(threading.get_ident())
+        covered.extend(range(start, stop))
+
+    trials = 1 + 3 * _parallel.TRIALS
+    for call in range(trials + 3):
+        covered = []
+        threads_seen.clear()
+        _parallel.by_blocks(fn, 300, 10, "float32")
+        assert sorted(covered) == list(range(300))
+        ways = _parallel._ways[(fn.__code__, 300, 10, numpy.dtype("float32"), 3)]
+        if call < trials:
+            assert ways.chosen is None
+    assert ways.chosen == fastest
+    assert ways.options == [(True, 10), (True, 50), (False, 10)]
+    assert len(set(threads_seen)) == (3 if fastest[0] else 1)
+
+
+def test_by_blocks_times_nothing_where_it_has_one_way(team, monkeypatch):
+    _job_times(monkeypatch, {})
+    _parallel.by_blocks(lambda start, stop, scratch: None, 8, 10, "float32")
+    monkeypatch.setattr(_parallel, "CHOOSE_BLOCKS", False)
+    _parallel.by_blocks(lambda start, stop, scratch: None, 300, 10, "float32")
+    assert _parallel._ways == {}
 
 
 def test_first_error_is_raised_after_every_thread_stopped(team):

@@ -19,6 +19,7 @@ raises ``RuntimeError`` saying why it is not usable).
 
 import itertools
 import os
+import time
 
 import numpy
 
@@ -37,6 +38,7 @@ SPLIT_MIN = 1 << 20
 _ALIGN = 16
 
 _state: dict = {"choice": None}
+_clock = time.perf_counter
 
 
 def choice():
@@ -92,15 +94,56 @@ def _operand(x):
     return x, False, max(1, cols)
 
 
-def _bounds(size, parts):
-    # ``parts`` ranges covering range(size), split on _ALIGN multiples.
+def _bounds(size, parts, first=None):
+    # ``parts`` ranges covering range(size), split on _ALIGN multiples: the
+    # first of about ``first`` (a fraction) of size, the others alike.
     cuts = [0]
+    rest = size
+    if first is not None and parts > 1:
+        cut = round(size * first / _ALIGN) * _ALIGN
+        if 0 < cut < size:
+            cuts.append(cut)
+            rest = size - cut
+            parts -= 1
+    base = cuts[-1]
     for p in range(1, parts):
-        cut = size * p // parts // _ALIGN * _ALIGN
+        cut = base + rest * p // parts // _ALIGN * _ALIGN
         if cut > cuts[-1]:
             cuts.append(cut)
     cuts.append(size)
     return list(itertools.pairwise(cuts))
+
+
+#: Weight of each look in the caller's GEMM speed (an exponential average).
+RATE_WEIGHT = 0.125
+#: Multiply-adds per second of one thread's part of a split product, by
+#: dtype (measured on the calling thread's parts; 0 until measured).
+_rates: dict = {}
+
+
+#: Whether the calling thread's part of a split product is sized by the
+#: helpers' measured lag (False: equal parts; for comparisons).
+WEIGHTED_SPLIT = True
+
+
+def _split_first(work, dtype):
+    # The calling thread's share of a split product of ``work`` multiply-adds
+    # (None: equal parts until a part has been timed).
+    rate = _rates.get(dtype)
+    if not rate or not WEIGHTED_SPLIT:
+        return None
+    return _parallel.caller_share(work / rate)
+
+
+def _timed(dtype, work, gemm, *args):
+    # gemm(*args), its speed (work multiply-adds) noted in _rates.
+    start = _clock()
+    gemm(*args)
+    seconds = _clock() - start
+    if seconds > 0:
+        rate = _rates.get(dtype, 0.0)
+        seen = work / seconds
+        _rates[dtype] = seen if not rate else rate + RATE_WEIGHT * (seen - rate)
 
 
 def _destination(out, dtype, m, n):
@@ -191,38 +234,50 @@ def matmul(a, b, out=None, bias=None):
     pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
     beta = 0.0 if bias is None else 1.0
     parts = _team_width(work)
+    first = _split_first(work, a.dtype) if parts > 1 else None
+    if first is not None and first >= 1.0:
+        parts = 1  # the helpers would start after the caller is done
     if parts <= 1:
         if bias is not None:
             c[...] = bias
         gemm(transa, transb, m, n, k, pa, lda, pb, ldb, pc, ldc, beta)
     elif m >= n:
-        # Rows of C and of op(A).
+        # Rows of C and of op(A); the calling thread's part (the first) is
+        # timed and sized to finish with the helpers' (see _split_first).
         step_a = size if transa else lda * size
-        ranges = _bounds(m, parts)
+        ranges = _bounds(m, parts, first)
 
         def rows(i):
             r0, r1 = ranges[i]
             if bias is not None:
                 c[r0:r1] = bias
-            gemm(
+            args = (
                 transa, transb, r1 - r0, n, k, pa + r0 * step_a, lda, pb, ldb,
                 pc + r0 * ldc * size, ldc, beta,
             )  # fmt: skip
+            if i:
+                gemm(*args)
+            else:
+                _timed(a.dtype, (r1 - r0) * n * k, gemm, *args)
 
         _parallel.run(rows, len(ranges))
     else:
-        # Columns of C and of op(B).
+        # Columns of C and of op(B), likewise.
         step_b = ldb * size if transb else size
-        ranges = _bounds(n, parts)
+        ranges = _bounds(n, parts, first)
 
         def columns(i):
             c0, c1 = ranges[i]
             if bias is not None:
                 c[:, c0:c1] = bias[c0:c1]
-            gemm(
+            args = (
                 transa, transb, m, c1 - c0, k, pa, lda, pb + c0 * step_b, ldb,
                 pc + c0 * size, ldc, beta,
             )  # fmt: skip
+            if i:
+                gemm(*args)
+            else:
+                _timed(a.dtype, m * (c1 - c0) * k, gemm, *args)
 
         _parallel.run(columns, len(ranges))
     return c if in_place else _deliver(c, out)

@@ -73,6 +73,7 @@ _RETENTION_ENV = "CHAINER_HOST_MEMORY_RETENTION"
 DEFAULT_RETENTION = 256 << 20
 
 _state: dict = {"team": None, "configured": False, "governor": None}
+_clock = time.perf_counter
 
 
 class _Helper:
@@ -116,25 +117,35 @@ class _Helper:
         return error
 
 
+#: Weight of each run's look in :attr:`_Team.lag` (an exponential average).
+LAG_WEIGHT = 0.125
+
+
 class _Team:
     def __init__(self, blas):
         self.blas = blas
         self.lock = threading.Lock()
         self.helpers = []
+        # Seconds from a run's start to the last helper's start of its part
+        # (exponential average over runs; see caller_share).
+        self.lag = 0.0
 
     def run(self, fn, count, width):
         blas = self.blas
         while len(self.helpers) < width - 1:
             self.helpers.append(_Helper(len(self.helpers) + 1))
         results = [None] * count
+        begun = [0.0] * width
 
         def part(first):
+            begun[first] = _clock()
             for i in range(first, count, width):
                 results[i] = fn(i)
 
         threads = blas.num_threads()
         blas.set_num_threads(1)
         started = []
+        start = _clock()
         try:
             for t in range(1, width):
                 self.helpers[t - 1].start(part, t)
@@ -152,6 +163,9 @@ class _Team:
             blas.set_num_threads(threads)
         if error is not None:
             raise error
+        last = max(begun[1:])
+        if last > start:
+            self.lag += LAG_WEIGHT * (last - start - self.lag)
         return results
 
 
@@ -497,6 +511,41 @@ def width():
     return 1 if team is None else max(1, team.blas.num_threads())
 
 
+#: The helpers' measured lag is stretched by this fraction in
+#: :func:`caller_share`, so that they tend to finish before the caller: a
+#: caller that waits for a helper sleeps, and waking it takes another
+#: cross-CPU wake-up.
+LAG_MARGIN = 0.25
+
+
+def caller_share(seconds):
+    """The calling thread's fraction of a job that :func:`run` splits by size.
+
+    The helpers start their parts some time after :func:`run` is called (a
+    wake-up from another CPU: about 10 us on bare metal, 50-100 us in some
+    virtual machines, where an idle virtual CPU's halt is a VM exit); the
+    team measures that lag on every run. A job that the caller splits in
+    shares ``caller_share(seconds)`` for itself and equal parts of the rest
+    for the helpers finishes on all threads at once.
+
+    Args:
+        seconds (float): The whole job's time on one thread (an estimate).
+
+    Returns:
+        float: In ``[1 / width(), 1]``; ``1 / width()`` without a measured
+        lag or an estimate.
+    """
+    threads = width()
+    if threads <= 1:
+        return 1.0
+    even = 1.0 / threads
+    team = _state["team"]
+    if seconds <= 0 or team is None or team.lag <= 0:
+        return even
+    ahead = min(1.0, team.lag * (1 + LAG_MARGIN) / seconds)
+    return ahead + (1.0 - ahead) * even
+
+
 def busy():
     """Whether a :func:`run` is in progress (a new one would run on its caller).
 
@@ -521,6 +570,46 @@ def by_ranges(fn, count, parallel=True):
     run(lambda i: fn(bounds[i], bounds[i + 1]), threads)
 
 
+#: Whether :func:`by_blocks` chooses among its ways by timing them (False:
+#: the team with the caller's blocks; for comparisons).
+CHOOSE_BLOCKS = True
+#: Calls of one job that :func:`by_blocks` times with each of its ways
+#: (after one untimed call) before it keeps the fastest.
+TRIALS = 3
+# by_blocks' choices: job key -> _Ways.
+_ways: dict = {}
+_MAX_JOBS = 1024
+
+
+class _Ways:
+    # Ways of running one job, timed in turn; then the fastest, kept.
+
+    def __init__(self, options):
+        self.options = options
+        self.fastest = [math.inf] * len(options)
+        self.calls = 0
+        self.chosen = None
+
+    def next(self):
+        # (index of the way to time or -1, the way).
+        if self.chosen is not None:
+            return -1, self.chosen
+        calls = self.calls
+        self.calls += 1
+        if calls == 0:  # the first call warms up (memory, caches), untimed
+            return -1, self.options[0]
+        trials = len(self.options) * TRIALS
+        if calls > trials:
+            best = min(range(len(self.options)), key=self.fastest.__getitem__)
+            self.chosen = self.options[best]
+            return -1, self.chosen
+        index = (calls - 1) % len(self.options)
+        return index, self.options[index]
+
+    def record(self, index, seconds):
+        self.fastest[index] = min(self.fastest[index], seconds)
+
+
 def by_blocks(fn, count, block, dtype, parallel=True):
     """Runs ``fn(start, stop, scratch)`` over ``range(count)`` in blocks of ``block``.
 
@@ -528,7 +617,43 @@ def by_blocks(fn, count, block, dtype, parallel=True):
     caller's size threshold) holds, else all to the calling thread.
     ``scratch`` is a 1-d array of ``stop - start`` elements of ``dtype``,
     private to the thread running the block.
+
+    A block's NumPy and BLAS calls release the GIL, and each thread takes it
+    back between them; where waking a thread from another CPU is slow (a
+    virtual machine's halted CPU), those hand-overs can cost more than the
+    second thread gains: Adam's update of a million float32 parameters took
+    2.17 ms on the team in 52 K-element blocks, 1.96 ms on one thread and
+    1.33 ms on the team in two blocks per thread (2-vCPU KVM guest, Xeon).
+    So for a job (``fn``'s code, ``count``, ``block``, ``dtype``, team
+    width) seen for the first time, the team with these blocks, the team
+    with two blocks per thread and the calling thread alone are each timed
+    on :data:`TRIALS` calls, and the fastest is kept.
     """
+    threads = width() if parallel else 1
+    if threads <= 1 or count <= block or not CHOOSE_BLOCKS:
+        _blocks(fn, count, block, dtype, threads > 1)
+        return
+    key = (getattr(fn, "__code__", None), count, block, numpy.dtype(dtype), threads)
+    ways = _ways.get(key)
+    if ways is None:
+        if len(_ways) >= _MAX_JOBS:
+            _ways.clear()
+        coarse = max(block, -(-count // (2 * threads)))
+        options = [(True, block), (True, coarse), (False, block)]
+        if coarse == block:
+            del options[1]
+        ways = _ways[key] = _Ways(options)
+    index, (team, size) = ways.next()
+    if index < 0:
+        _blocks(fn, count, size, dtype, team)
+        return
+    start = _clock()
+    _blocks(fn, count, size, dtype, team)
+    ways.record(index, _clock() - start)
+
+
+def _blocks(fn, count, block, dtype, parallel):
+    # by_blocks with the given block and placement.
     starts = range(0, count, block)
     # Thread t of the team runs blocks t, t + w, ... (see run), so each
     # thread has its own row of scratch.
