@@ -187,11 +187,18 @@ def test_split_products_give_the_caller_more_for_a_lagging_helper(
     numpy.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-3)
     ahead = 0.2 * (1 + _parallel.LAG_MARGIN)
     assert calls[1] == pytest.approx(ahead + (1 - ahead) / 2)
-    # A product shorter than the lag is not split.
+    # A product shorter than the lag is not split, but one in PROBE_EVERY
+    # is, evenly, and measures the lag again.
+    monkeypatch.setitem(_gemm._state, "unsplit", 0)
+    monkeypatch.setattr(_parallel, "LAG_WEIGHT", 0.0)
     team.lag = 10 * (m * n * k / rate)
-    y = _gemm.matmul(a, b)
-    numpy.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-3)
+    for _ in range(_gemm.PROBE_EVERY - 1):
+        y = _gemm.matmul(a, b)
+        numpy.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-3)
     assert len(calls) == 2
+    _gemm.matmul(a, b)
+    assert calls[2:] == [None]
+    del calls[2:]
     monkeypatch.setattr(_gemm, "WEIGHTED_SPLIT", False)
     _gemm.matmul(a, b)
     assert calls[2] is None

@@ -138,6 +138,26 @@ def test_by_blocks_keeps_the_fastest_way(fastest, team, monkeypatch):
     assert len(set(threads_seen)) == (3 if fastest[0] else 1)
 
 
+def test_by_blocks_times_the_ways_again_after_a_while(team, monkeypatch):
+    seconds = {(True, 10): 1.0, (True, 50): 2.0, (False, 10): 2.0}
+    _job_times(monkeypatch, seconds)
+    monkeypatch.setattr(_parallel, "RETRY_CALLS", 4)
+
+    def fn(start, stop, scratch):
+        pass
+
+    for _ in range(1 + 3 * _parallel.TRIALS + 1 + 4):
+        _parallel.by_blocks(fn, 300, 10, "float32")
+    ways = _parallel._ways[(fn.__code__, 300, 10, numpy.dtype("float32"), 3)]
+    assert ways.chosen == (True, 10)
+    seconds[(False, 10)] = 0.5  # the team's way slowed down meanwhile
+    _parallel.by_blocks(fn, 300, 10, "float32")
+    assert ways.chosen is None
+    for _ in range(3 * _parallel.TRIALS):
+        _parallel.by_blocks(fn, 300, 10, "float32")
+    assert ways.chosen == (False, 10)
+
+
 def test_by_blocks_times_nothing_where_it_has_one_way(team, monkeypatch):
     _job_times(monkeypatch, {})
     _parallel.by_blocks(lambda start, stop, scratch: None, 8, 10, "float32")

@@ -121,6 +121,9 @@ RATE_WEIGHT = 0.125
 _rates: dict = {}
 
 
+#: One in this many products that the helpers' lag keeps whole is split
+#: anyway (see :func:`matmul`).
+PROBE_EVERY = 32
 #: Whether the calling thread's part of a split product is sized by the
 #: helpers' measured lag (False: equal parts; for comparisons).
 WEIGHTED_SPLIT = True
@@ -236,7 +239,13 @@ def matmul(a, b, out=None, bias=None):
     parts = _team_width(work)
     first = _split_first(work, a.dtype) if parts > 1 else None
     if first is not None and first >= 1.0:
-        parts = 1  # the helpers would start after the caller is done
+        # The helpers would start after the caller is done: not split, but
+        # one such product in PROBE_EVERY is (evenly), so that the team
+        # measures its lag again once a passing load is gone.
+        _state["unsplit"] = unsplit = _state.get("unsplit", 0) + 1
+        if unsplit % PROBE_EVERY:
+            parts = 1
+        first = None
     if parts <= 1:
         if bias is not None:
             c[...] = bias

@@ -576,34 +576,44 @@ CHOOSE_BLOCKS = True
 #: Calls of one job that :func:`by_blocks` times with each of its ways
 #: (after one untimed call) before it keeps the fastest.
 TRIALS = 3
+#: ... and after this many calls with the way kept, times them all again.
+RETRY_CALLS = 5000
 # by_blocks' choices: job key -> _Ways.
 _ways: dict = {}
 _MAX_JOBS = 1024
 
 
 class _Ways:
-    # Ways of running one job, timed in turn; then the fastest, kept.
+    # Ways of running one job: after an untimed call, each timed TRIALS
+    # times in turn; then the fastest, kept for RETRY_CALLS calls.
 
     def __init__(self, options):
         self.options = options
-        self.fastest = [math.inf] * len(options)
-        self.calls = 0
+        self.warm = False
+        self._restart()
+
+    def _restart(self):
+        self.fastest = [math.inf] * len(self.options)
+        self.timed = 0
         self.chosen = None
+        self.kept = 0
 
     def next(self):
         # (index of the way to time or -1, the way).
         if self.chosen is not None:
-            return -1, self.chosen
-        calls = self.calls
-        self.calls += 1
-        if calls == 0:  # the first call warms up (memory, caches), untimed
+            self.kept += 1
+            if self.kept <= RETRY_CALLS:
+                return -1, self.chosen
+            self._restart()  # a load that slowed one way may be gone
+        if not self.warm:  # memory and caches warm up, untimed
+            self.warm = True
             return -1, self.options[0]
-        trials = len(self.options) * TRIALS
-        if calls > trials:
+        if self.timed == len(self.options) * TRIALS:
             best = min(range(len(self.options)), key=self.fastest.__getitem__)
             self.chosen = self.options[best]
             return -1, self.chosen
-        index = (calls - 1) % len(self.options)
+        index = self.timed % len(self.options)
+        self.timed += 1
         return index, self.options[index]
 
     def record(self, index, seconds):
