@@ -637,7 +637,8 @@ def by_blocks(fn, count, block, dtype, parallel=True):
     So for a job (``fn``'s code, ``count``, ``block``, ``dtype``, team
     width) seen for the first time, the team with these blocks, the team
     with two blocks per thread and the calling thread alone are each timed
-    on :data:`TRIALS` calls, and the fastest is kept.
+    on :data:`TRIALS` calls, and the fastest is kept for
+    :data:`RETRY_CALLS` calls, after which they are timed again.
     """
     threads = width() if parallel else 1
     if threads <= 1 or count <= block or not CHOOSE_BLOCKS:
