@@ -78,6 +78,12 @@ def test_the_team_measures_how_late_its_helpers_start(team):
     team.lag = 1.0
     _parallel.run(lambda i: None, 3)
     assert team.lag == pytest.approx(1.0 - _parallel.LAG_WEIGHT, abs=0.01)
+    # A late helper (here: any, the average being a nanosecond) counts as
+    # LAG_CLIP times the average at most.
+    team.lag = 1e-9
+    _parallel.run(lambda i: None, 3)
+    grown = 1 + _parallel.LAG_WEIGHT * (_parallel.LAG_CLIP - 1)
+    assert team.lag == pytest.approx(1e-9 * grown)
 
 
 @pytest.mark.parametrize("threads", [2, 3])

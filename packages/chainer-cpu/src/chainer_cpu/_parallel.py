@@ -119,6 +119,8 @@ class _Helper:
 
 #: Weight of each run's look in :attr:`_Team.lag` (an exponential average).
 LAG_WEIGHT = 0.125
+#: ... each look counting as at most this many times the average.
+LAG_CLIP = 4.0
 
 
 class _Team:
@@ -165,7 +167,11 @@ class _Team:
             raise error
         last = max(begun[1:])
         if last > start:
-            self.lag += LAG_WEIGHT * (last - start - self.lag)
+            seen = last - start
+            if self.lag > 0:
+                # One descheduled helper must not count like dozens of runs.
+                seen = min(seen, LAG_CLIP * self.lag)
+            self.lag += LAG_WEIGHT * (seen - self.lag)
         return results
 
 
