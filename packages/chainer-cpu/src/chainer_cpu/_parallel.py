@@ -528,9 +528,9 @@ def caller_share(seconds):
     """The calling thread's fraction of a job that :func:`run` splits by size.
 
     The helpers start their parts some time after :func:`run` is called (a
-    wake-up from another CPU: about 10 us on bare metal, 50-100 us in some
-    virtual machines, where an idle virtual CPU's halt is a VM exit); the
-    team measures that lag on every run. A job that the caller splits in
+    wake-up from another CPU: 50-100 us on some virtual machines, where an
+    idle virtual CPU's halt is a VM exit, much less on others); the team
+    measures that lag on every run. A job that the caller splits in
     shares ``caller_share(seconds)`` for itself and equal parts of the rest
     for the helpers finishes on all threads at once.
 
