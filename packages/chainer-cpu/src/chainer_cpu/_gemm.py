@@ -37,7 +37,7 @@ SPLIT_MIN = 1 << 20
 #: line of float32).
 _ALIGN = 16
 
-_state: dict = {"choice": None}
+_state: dict = {"choice": None, "unsplit": 0}
 _clock = time.perf_counter
 
 
@@ -245,16 +245,18 @@ def matmul(a, b, out=None, bias=None):
     pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
     beta = 0.0 if bias is None else 1.0
     parts = _team_width(work)
-    kind = _kind(a.dtype, m, n, k)
-    first = _split_first(work, kind) if parts > 1 else None
-    if first is not None and first >= 1.0:
-        # The helpers would start after the caller is done: not split, but
-        # one such product in PROBE_EVERY is (evenly), so that the team
-        # measures its lag again once a passing load is gone.
-        _state["unsplit"] = unsplit = _state.get("unsplit", 0) + 1
-        if unsplit % PROBE_EVERY:
-            parts = 1
-        first = None
+    first = kind = None
+    if parts > 1:
+        kind = _kind(a.dtype, m, n, k)
+        first = _split_first(work, kind)
+        if first is not None and first >= 1.0:
+            # The helpers would start after the caller is done: not split,
+            # but one such product in PROBE_EVERY is (evenly), so that the
+            # team measures its lag again once a passing load is gone.
+            _state["unsplit"] += 1
+            if _state["unsplit"] % PROBE_EVERY:
+                parts = 1
+            first = None
     if parts <= 1:
         if bias is not None:
             c[...] = bias
