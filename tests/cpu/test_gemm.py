@@ -2,6 +2,7 @@
 
 import importlib.metadata
 import itertools
+import threading
 
 import numpy
 import pytest
@@ -388,6 +389,83 @@ def test_right_operand_products_equal_numpy(
     # b changes dtype: products in another dtype go through matmul.
     a = rng.standard_normal((5, k)).astype(numpy.float16)
     numpy.testing.assert_allclose(product(a), a @ b, **_tolerance(numpy.float32, k))
+
+
+def _packing_spy(product, monkeypatch):
+    # Records (thread id, column count) of every range that ``product`` packs.
+    packed = []
+    real = product._pack
+
+    def pack(transb, n, k, b, ldb):
+        packed.append((threading.get_ident(), n))
+        return real(transb, n, k, b, ldb)
+
+    monkeypatch.setattr(product, "_pack", pack)
+    return packed
+
+
+@pytest.mark.parametrize("in_parts", [True, False])
+def test_packed_ranges_are_packed_once_by_the_threads_that_use_them(
+    in_parts, gemm_choice, cpu_team, monkeypatch
+):
+    gemm_choice("mkl")
+    cpu_team(2)
+    monkeypatch.setattr(_gemm, "PACK_IN_PARTS", in_parts)
+    rng = numpy.random.RandomState(2)
+    b = rng.standard_normal((300, 400)).astype(numpy.float32)
+    product = _gemm.right_operand(b)
+    packed = _packing_spy(product, monkeypatch)
+    for m in (40, 20, 40):
+        a = rng.standard_normal((m, 300)).astype(numpy.float32)
+        numpy.testing.assert_allclose(product(a), a @ b, rtol=1e-4, atol=1e-3)
+    assert sorted(n for _, n in packed) == [192, 208]  # each range once
+    threads = {thread for thread, _ in packed}
+    caller = threading.get_ident()
+    if in_parts:
+        assert len(threads) == 2
+        assert caller in threads
+    else:
+        assert threads == {caller}
+    # Inside the items of a team run the product is not split: whole ranges.
+    packed.clear()
+    a = rng.standard_normal((30, 300)).astype(numpy.float32)
+    results = _parallel.run(lambda i: product(a), 2)
+    for y in results:
+        numpy.testing.assert_allclose(y, a @ b, rtol=1e-4, atol=1e-3)
+    assert {n for _, n in packed} == {400}
+
+
+def test_packed_products_give_the_caller_the_range_the_lag_asks_for(
+    gemm_choice, cpu_team, monkeypatch
+):
+    gemm_choice("mkl")
+    team = cpu_team(2)
+    monkeypatch.setattr(_gemm, "_rates", {})
+    rng = numpy.random.RandomState(6)
+    k, n, m = 200, 640, 30
+    b = rng.standard_normal((k, n)).astype(numpy.float32)
+    a = rng.standard_normal((m, k)).astype(numpy.float32)
+    first = _gemm.right_operand(b)
+    first(a)  # packs: the caller's part is not timed
+    assert _gemm._rates == {}
+    first(a)  # times the caller's part
+    kind = ("packed", numpy.dtype(numpy.float32), min(m, n, k).bit_length())
+    assert list(_gemm._rates) == [kind]
+    assert first._layouts[2][0] == [(0, 320), (320, 640)]  # no rate yet: even
+    rate = _gemm._rates[kind]
+    team.lag = 0.25 * (m * n * k / rate)
+    share = 0.25 * (1 + _parallel.LAG_MARGIN)
+    share += (1 - share) / 2
+    second = _gemm.right_operand(b)
+    numpy.testing.assert_allclose(second(a), a @ b, rtol=1e-4, atol=1e-3)
+    ranges = second._layouts[2][0]
+    assert ranges == _gemm._bounds(n, 2, share)
+    assert ranges[0][1] > 320
+    # A product shorter than the lag is not split.
+    team.lag = 10 * (m * n * k / rate)
+    third = _gemm.right_operand(b)
+    numpy.testing.assert_allclose(third(a), a @ b, rtol=1e-4, atol=1e-3)
+    assert third._layouts[2][0] == [(0, n)]
 
 
 def test_small_unpackable_or_rarely_used_operands_are_left_to_matmul(gemm_choice):
