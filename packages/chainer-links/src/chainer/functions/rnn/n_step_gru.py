@@ -13,11 +13,14 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
     """
 
     n_weights = 6
+    weight_rows = ((2, 0, 1), (3, 4, 5))
 
     def _layer_forward(self, xp, x, h0, c0, w, b, steps, y):
         n = h0.shape[1]
-        w_x = xp.concatenate((w[2], w[0], w[1]))
-        w_h = xp.concatenate((w[3], w[4], w[5]))
+        w_x, w_h = (
+            n_step_rnn.stacked_rows(xp, [w[j] for j in rows])
+            for rows in self.weight_rows
+        )
         # g holds the pre-activations of n, r, z, then (in place) n, r, z.
         g = gemm.matmul(x, w_x.T)
         g += xp.concatenate((b[2], b[0] + b[3], b[1] + b[4]))

@@ -14,11 +14,14 @@ class NStepLSTM(n_step_rnn.BaseNStepRNN):
 
     n_weights = 8
     n_cells = 2
+    weight_rows = ((3, 0, 1, 2), (7, 4, 5, 6))
 
     def _layer_forward(self, xp, x, h0, c0, w, b, steps, y):
         n = h0.shape[1]
-        w_x = xp.concatenate((w[3], w[0], w[1], w[2]))
-        w_h = xp.concatenate((w[7], w[4], w[5], w[6]))
+        w_x, w_h = (
+            n_step_rnn.stacked_rows(xp, [w[j] for j in rows])
+            for rows in self.weight_rows
+        )
         # g holds the gate pre-activations, then (in place) the activations.
         g = gemm.matmul(x, w_x.T)
         g += xp.concatenate((b[3] + b[7], b[0] + b[4], b[1] + b[5], b[2] + b[6]))

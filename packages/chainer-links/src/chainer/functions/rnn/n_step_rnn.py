@@ -1,4 +1,5 @@
 import itertools
+import math
 
 import numpy
 
@@ -16,6 +17,53 @@ from chainer.utils import gemm
 from chainer.utils import type_check
 
 _F32 = numpy.dtype(numpy.float32)
+
+
+def stacked_rows(xp, parts):
+    """The 2-d arrays ``parts`` stacked along the first axis.
+
+    Where they lie one after another in one C-contiguous NumPy buffer (as
+    the n-step links lay out the weights that :attr:`BaseNStepRNN.weight_rows`
+    names), the result is a view of that buffer; otherwise a new array
+    (``xp.concatenate``). A view saves a copy of the layer's weights on
+    every forward (about 2 ms for the four ``(650, 650)`` float32 weights
+    of an LSTM layer once the update has pushed them out of the caches).
+
+    Args:
+        xp (module): NumPy or CuPy.
+        parts (sequence of arrays): ``(rows_i, cols)`` arrays of one dtype.
+
+    Returns:
+        array: ``(sum(rows_i), cols)``.
+    """
+    view = _adjacent_rows(parts)
+    return xp.concatenate(parts) if view is None else view
+
+
+def _adjacent_rows(parts):
+    # The view of one buffer that holds ``parts`` in order, or None.
+    first = parts[0]
+    base = getattr(first, "base", None)
+    if not isinstance(base, numpy.ndarray) or not base.flags.c_contiguous:
+        return None
+    cols = first.shape[1:]
+    address = first.ctypes.data
+    for part in parts:
+        if (
+            not isinstance(part, numpy.ndarray)
+            or part.base is not base
+            or part.dtype != first.dtype
+            or part.shape[1:] != cols
+            or not part.flags.c_contiguous
+            or part.ctypes.data != address
+        ):
+            return None
+        address += part.nbytes
+    size = first.itemsize
+    start = (first.ctypes.data - base.ctypes.data) // size
+    rows = sum(len(part) for part in parts)
+    flat = base.reshape(-1)
+    return flat[start : start + rows * math.prod(cols)].reshape((rows, *cols))
 
 
 class BaseNStepRNN(function_node.FunctionNode):
@@ -36,6 +84,10 @@ class BaseNStepRNN(function_node.FunctionNode):
 
     n_weights = 0
     n_cells = 1
+    #: Weight indices that ``_layer_forward`` stacks into one matrix each, in
+    #: stacking order (the links lay these weights out adjacently in one
+    #: buffer, so that :func:`stacked_rows` is a view).
+    weight_rows = ()
 
     def __init__(self, n_layers, dropout_ratio, use_bi_direction, **kwargs):
         for name in ("train", "use_cudnn"):

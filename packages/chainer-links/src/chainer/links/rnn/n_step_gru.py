@@ -21,6 +21,7 @@ class NStepGRUBase(n_step_rnn.NStepRNNBase):
     """
 
     n_weights = 6
+    _weight_rows = n_step_gru.NStepGRU.weight_rows
 
 
 class NStepGRU(NStepGRUBase):

@@ -21,6 +21,7 @@ class NStepLSTMBase(n_step_rnn.NStepRNNBase):
     """
 
     n_weights = 8
+    _weight_rows = n_step_lstm.NStepLSTM.weight_rows
 
     @property
     def n_cells(self):

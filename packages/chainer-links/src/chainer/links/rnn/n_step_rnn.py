@@ -44,6 +44,22 @@ def permutate_list(lst, indices, inv):
     return ret
 
 
+def _lay_out_in_one_buffer(params):
+    # The parameters' arrays become consecutive row blocks of one new
+    # buffer, so that the n-step function stacks them without a copy
+    # (chainer.functions.rnn.n_step_rnn.stacked_rows). Updates, copyparams
+    # and deserialization write into the arrays in place and keep this;
+    # anything that replaces an array only costs the copy again.
+    arrays = [param.array for param in params]
+    if not all(isinstance(a, numpy.ndarray) for a in arrays):
+        return
+    buffer = numpy.concatenate(arrays)
+    start = 0
+    for param, a in zip(params, arrays, strict=True):
+        param.array = buffer[start : start + len(a)]
+        start += len(a)
+
+
 class NStepRNNBase(link.ChainList):
     """Base link class for stacked RNN/BiRNN links.
 
@@ -136,12 +152,17 @@ class NStepRNNBase(link.ChainList):
                         b = variable.Parameter(b_init, (out_size,))
                         setattr(weight, f"w{j}", w)
                         setattr(weight, f"b{j}", b)
+                for rows in self._weight_rows:
+                    _lay_out_in_one_buffer([getattr(weight, f"w{j}") for j in rows])
                 weights.append(weight)
         super().__init__(*weights)
         self.n_layers = n_layers
         self.dropout = dropout
         self.out_size = out_size
         self.direction = direction
+
+    # The weight indices the n-step function stacks (its ``weight_rows``).
+    _weight_rows = ()
 
     @property
     def ws(self):
