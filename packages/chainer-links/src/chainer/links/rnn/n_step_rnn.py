@@ -71,6 +71,14 @@ class NStepRNNBase(link.ChainList):
     ``use_bi_direction`` and ``_rnn`` (the n-step function :meth:`rnn`
     calls) and override :attr:`n_cells` if needed.
 
+    The gate weights that the LSTM and GRU functions stack into one matrix
+    (their ``weight_rows``) are created as consecutive blocks of one NumPy
+    buffer per layer and direction, so that every forward stacks them
+    without a copy. Updates, ``copyparams`` and deserialization write into
+    the arrays in place and keep that; assigning a new array to one of them
+    (or ``copy(mode='copy')``, which copies each array on its own) is fine
+    and only brings the copy back.
+
     Args:
         n_layers (int): Number of layers.
         in_size (int): Dimensionality of input vectors.
