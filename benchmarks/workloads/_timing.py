@@ -50,6 +50,35 @@ def summary(values, scale=1.0):
     }
 
 
+def synchronizer(device):
+    """A function that waits for the queued work of a Chainer ``device``.
+
+    A no-op on the CPU; on a CuPy device, the current stream's
+    ``synchronize``, so that a phase's time includes its GPU work.
+    """
+    xp = device.xp
+    if xp.__name__ != "cupy":
+        return lambda: None
+    return xp.cuda.get_current_stream().synchronize
+
+
+def torch_device(name):
+    """PyTorch's device for a Chainer device name, and its synchronizer.
+
+    ``@numpy`` is ``cpu``, ``@cupy:N`` is ``cuda:N``.
+
+    Returns:
+        tuple: ``(device name, function that waits for its queued work)``.
+    """
+    import torch
+
+    if name == "@numpy":
+        return "cpu", lambda: None
+    if not name.startswith("@cupy:"):
+        raise ValueError(f"device must be @numpy or @cupy:N, got {name!r}")
+    return "cuda:" + name.rpartition(":")[2], torch.cuda.synchronize
+
+
 def framework_info():
     """Names the framework and NumPy that this interpreter imports."""
     import numpy

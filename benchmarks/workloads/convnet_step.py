@@ -186,7 +186,7 @@ def bench_framework(
     device = chainer.get_device(device)
     model = build_model(arch, make_weights(arch), use_bn)
     model.to_device(device)
-    sync = _synchronizer(device)
+    sync = _timing.synchronizer(device)
     if optimizer_name == "adam":
         optimizer = chainer.optimizers.Adam()
     else:
@@ -220,15 +220,6 @@ def bench_framework(
         "steps": len(losses),
     }
     return results
-
-
-def _synchronizer(device):
-    # Waits for the GPU's queued work (a no-op on the CPU).
-    if device.xp is numpy:
-        return lambda: None
-    import cupy
-
-    return cupy.cuda.get_current_stream().synchronize
 
 
 def parse_args(argv, description):

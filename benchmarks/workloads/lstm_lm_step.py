@@ -114,27 +114,34 @@ def build_model(weights):
     return RNNForLM()
 
 
-def eval_loss(model, words, offsets):
-    """Mean per-step loss of the first ``BPTT`` steps without dropout."""
+def eval_loss(model, words, offsets, send=None):
+    """Mean per-step loss of the first ``BPTT`` steps without dropout.
+
+    ``send`` moves the input arrays to the model's device (None: NumPy).
+    """
     import chainer
     import chainer.functions as F
 
+    send = send or (lambda a: a)
     model.reset_state()
     total = 0.0
     with chainer.using_config("train", False), chainer.no_backprop_mode():
         for x, t in batches(words, offsets, 0):
-            total += float(F.softmax_cross_entropy(model(x), t).array)
+            total += float(F.softmax_cross_entropy(model(send(x)), send(t)).array)
     model.reset_state()
     return total / BPTT
 
 
-def bench_framework(steps, warmup):
+def bench_framework(steps, warmup, device="@numpy"):
     import chainer
     import chainer.functions as F
 
+    device = chainer.get_device(device)
+    sync = _timing.synchronizer(device)
     words, offsets = make_corpus()
     model = build_model(make_weights())
-    loss_eval = eval_loss(model, words, offsets)
+    model.to_device(device)
+    loss_eval = eval_loss(model, words, offsets, device.send)
     optimizer = chainer.optimizers.SGD(lr=1.0)
     optimizer.setup(model)
     optimizer.add_hook(chainer.optimizer_hooks.GradientClipping(GRAD_CLIP))
@@ -144,18 +151,24 @@ def bench_framework(steps, warmup):
     process_time = time.process_time
 
     def step():
-        data = batches(words, offsets, len(losses) * BPTT)
+        data = [
+            (device.send(x), device.send(t))
+            for x, t in batches(words, offsets, len(losses) * BPTT)
+        ]
         c0 = process_time()
         t0 = perf_counter()
         loss = 0
         for x, t in data:
             loss += F.softmax_cross_entropy(model(x), t)
+        sync()
         t1 = perf_counter()
         model.cleargrads()
         loss.backward()
         loss.unchain_backward()
+        sync()
         t2 = perf_counter()
         optimizer.update()
+        sync()
         t3 = perf_counter()
         cpu_times.append(process_time() - c0)
         losses.append(float(loss.array) / BPTT)
@@ -237,8 +250,12 @@ def loss_report(loss_eval, losses):
 
 
 def run_main(argv, workload, bench, floor, threads=False):
-    """The command line of an LM workload: ``bench(steps, warmup[, threads])``
-    and ``floor(repeats)`` (skipped with ``--no-floor``), one JSON line."""
+    """The command line of an LM workload, one JSON line.
+
+    Runs ``bench(steps, warmup[, threads], device=...)`` and
+    ``floor(repeats)``, NumPy's GEMMs on the CPU (skipped with
+    ``--no-floor`` or on a GPU).
+    """
     doc = sys.modules["__main__"].__doc__ or ""
     parser = argparse.ArgumentParser(description=doc.partition("\n")[0])
     parser.add_argument("--steps", type=int, default=8, help="timed steps")
@@ -246,13 +263,20 @@ def run_main(argv, workload, bench, floor, threads=False):
     if threads:
         parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--no-floor", action="store_true", help="skip the GEMM floor")
+    parser.add_argument(
+        "--device",
+        default="@numpy",
+        help="@numpy, or @cupy:N for GPU N (PyTorch: cuda:N)",
+    )
     args = parser.parse_args(argv)
     if args.steps <= 0 or args.warmup < 1:
         parser.error("--steps must be positive and --warmup at least 1")
     results = {"vocab": VOCAB, "units": UNITS, "bptt": BPTT, "batch": BATCH}
     extra = (args.threads,) if threads else ()
-    results.update(bench(args.steps, args.warmup, *extra))
-    if not args.no_floor:
+    if args.device != "@numpy":
+        results["device"] = args.device
+    results.update(bench(args.steps, args.warmup, *extra, device=args.device))
+    if not args.no_floor and args.device == "@numpy":
         results.update(floor(max(3, args.steps // 2)))
     _timing.emit(workload, results)
 

@@ -108,26 +108,34 @@ def build_model(weights):
     return NStepRNNForLM()
 
 
-def eval_loss(model, words, offsets):
-    """Mean per-step loss of the first window without dropout."""
+def eval_loss(model, words, offsets, send=None):
+    """Mean per-step loss of the first window without dropout.
+
+    ``send`` moves the input arrays to the model's device (None: NumPy).
+    """
     import chainer
     import chainer.functions as F
 
+    send = send or (lambda a: a)
     x, t = window(words, offsets, 0)
     model.reset_state()
     with chainer.using_config("train", False), chainer.no_backprop_mode():
-        loss = float(F.softmax_cross_entropy(model(x), t.reshape(-1)).array)
+        scores = model(send(x))
+        loss = float(F.softmax_cross_entropy(scores, send(t.reshape(-1))).array)
     model.reset_state()
     return loss
 
 
-def bench_framework(steps, warmup):
+def bench_framework(steps, warmup, device="@numpy"):
     import chainer
     import chainer.functions as F
 
+    device = chainer.get_device(device)
+    sync = _timing.synchronizer(device)
     words, offsets = lm.make_corpus()
     model = build_model(lm.make_weights())
-    loss_eval = eval_loss(model, words, offsets)
+    model.to_device(device)
+    loss_eval = eval_loss(model, words, offsets, device.send)
     optimizer = chainer.optimizers.SGD(lr=1.0)
     optimizer.setup(model)
     optimizer.add_hook(chainer.optimizer_hooks.GradientClipping(lm.GRAD_CLIP))
@@ -138,19 +146,22 @@ def bench_framework(steps, warmup):
 
     def step():
         x, t = window(words, offsets, len(losses) * lm.BPTT)
-        t = t.reshape(-1)
+        x, t = device.send(x), device.send(t.reshape(-1))
         c0 = process_time()
         t0 = perf_counter()
         # The mean over the window's 700 words times BPTT: the sum of the
         # per-step mean losses, as the step-wise workload computes it.
         loss = F.softmax_cross_entropy(model(x), t) * lm.BPTT
+        sync()
         t1 = perf_counter()
         model.cleargrads()
         loss.backward()
         loss.unchain_backward()
         model.detach_state()
+        sync()
         t2 = perf_counter()
         optimizer.update()
+        sync()
         t3 = perf_counter()
         cpu_times.append(process_time() - c0)
         losses.append(float(loss.array) / lm.BPTT)

@@ -88,8 +88,7 @@ def bench_torch(
 
     torch.set_num_threads(threads)
     # Chainer's device names: @numpy is the CPU, @cupy:N the GPU N.
-    device = "cpu" if device == "@numpy" else "cuda:" + device.rpartition(":")[2]
-    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
+    device, sync = _timing.torch_device(device)
     layers, params = build(arch, use_bn, device)
     if optimizer_name == "adam":
         optimizer = torch.optim.Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8)

@@ -73,17 +73,21 @@ def build_model(weights):
     return RNNForLM()
 
 
-def bench_torch(steps, warmup, threads):
+def bench_torch(steps, warmup, threads, device="@numpy"):
     import torch
 
     torch.set_num_threads(threads)
+    device, sync = _timing.torch_device(device)
     words, offsets = lm.make_corpus()
-    model = build_model(lm.make_weights())
+    model = build_model(lm.make_weights()).to(device)
     cross_entropy = torch.nn.functional.cross_entropy
 
     def to_torch(pairs):
         return [
-            (torch.from_numpy(x.astype("int64")), torch.from_numpy(t.astype("int64")))
+            (
+                torch.from_numpy(x.astype("int64")).to(device),
+                torch.from_numpy(t.astype("int64")).to(device),
+            )
             for x, t in pairs
         ]
 
@@ -107,13 +111,16 @@ def bench_torch(steps, warmup, threads):
         loss = 0
         for x, t in data:
             loss = loss + cross_entropy(model(x), t)
+        sync()
         t1 = perf_counter()
         optimizer.zero_grad()
         loss.backward()
         model.detach_state()
+        sync()
         t2 = perf_counter()
         torch.nn.utils.clip_grad_norm_(params, lm.GRAD_CLIP)
         optimizer.step()
+        sync()
         t3 = perf_counter()
         losses.append(float(loss.item()) / lm.BPTT)
         return t1 - t0, t2 - t1, t3 - t2

@@ -69,20 +69,21 @@ def build_model(weights):
     return RNNForLM()
 
 
-def bench_torch(steps, warmup, threads):
+def bench_torch(steps, warmup, threads, device="@numpy"):
     import torch
 
     torch.set_num_threads(threads)
+    device, sync = _timing.torch_device(device)
     words, offsets = lm.make_corpus()
-    model = build_model(lm.make_weights())
+    model = build_model(lm.make_weights()).to(device)
     cross_entropy = torch.nn.functional.cross_entropy
 
     def to_torch(start):
         # Time-major (BPTT, BATCH), targets flattened in the same order.
         x, t = nstep.window(words, offsets, start)
         return (
-            torch.from_numpy(x.T.astype("int64")),
-            torch.from_numpy(t.T.reshape(-1).astype("int64")),
+            torch.from_numpy(x.T.astype("int64")).to(device),
+            torch.from_numpy(t.T.reshape(-1).astype("int64")).to(device),
         )
 
     model.eval()
@@ -101,13 +102,16 @@ def bench_torch(steps, warmup, threads):
         x, t = to_torch(len(losses) * lm.BPTT)
         t0 = perf_counter()
         loss = cross_entropy(model(x), t) * lm.BPTT
+        sync()
         t1 = perf_counter()
         optimizer.zero_grad()
         loss.backward()
         model.detach_state()
+        sync()
         t2 = perf_counter()
         torch.nn.utils.clip_grad_norm_(params, lm.GRAD_CLIP)
         optimizer.step()
+        sync()
         t3 = perf_counter()
         losses.append(float(loss.item()) / lm.BPTT)
         return t1 - t0, t2 - t1, t3 - t2
