@@ -7,11 +7,15 @@ references for plain parameters, pointers for ``raw`` ones, scalars) and
 compiled with NVRTC for float32, float64 and float16 (index arrays, type
 ``I``, as int32 and uint8). NVRTC needs no GPU or
 driver, only its library: CI installs ``cupy-cuda12x nvidia-cuda-nvrtc-cu12``.
-float16 is CuPy's ``float16`` class (``cupy/float16.cuh``), built on CUDA's
-``cuda_fp16.h``, which CI takes from ``nvidia-cuda-runtime-cu12``. Without
-them the tests are skipped with the reason.
+float16 is CuPy's ``float16`` class (``cupy/float16.cuh`` in CuPy 14,
+``cupy/carray.cuh`` in CuPy 13), built on CUDA's ``cuda_fp16.h``, which CI
+takes from ``nvidia-cuda-runtime-cu12``. CI runs them with the newest CuPy of
+the ``cuda12`` extra and with its oldest major, 13 (which does not look for
+NVRTC in the ``nvidia-cuda-nvrtc-cu12`` package: :func:`_nvrtc` loads it from
+there first). Without them the tests are skipped with the reason.
 """
 
+import ctypes
 import importlib.util
 import os
 import pathlib
@@ -40,6 +44,7 @@ def _nvrtc():
             f"({type(exc).__name__}: {exc}); pip install cupy-cuda12x "
             "nvidia-cuda-nvrtc-cu12 to run the compile-only kernel tests"
         )
+    _preload_nvrtc()
     try:
         nvrtc.getVersion()
     except Exception as exc:  # the libnvrtc shared library is missing
@@ -48,6 +53,32 @@ def _nvrtc():
             "pip install nvidia-cuda-nvrtc-cu12"
         )
     return nvrtc
+
+
+def _preload_nvrtc():
+    # Loads libnvrtc from the nvidia-cuda-nvrtc-cu12 package, if installed,
+    # so that a CuPy that looks for it by name only (CuPy 13) finds it
+    # already loaded; CuPy 14 finds it there itself.
+    spec = importlib.util.find_spec("nvidia.cuda_nvrtc")
+    if spec is None or not spec.submodule_search_locations:
+        return
+    for folder in spec.submodule_search_locations:
+        for library in sorted(pathlib.Path(folder, "lib").glob("libnvrtc.so.*")):
+            ctypes.CDLL(str(library), mode=ctypes.RTLD_GLOBAL)
+            return
+
+
+def _half_header():
+    # The CuPy header that defines its float16 class.
+    include = _cupy_include() / "cupy"
+    return "float16.cuh" if (include / "float16.cuh").is_file() else "carray.cuh"
+
+
+def _cupy_include():
+    spec = importlib.util.find_spec("cupy")
+    if spec is None or spec.origin is None:
+        pytest.skip("CuPy is not installed; pip install cupy-cuda12x")
+    return pathlib.Path(spec.origin).parent / "_core" / "include"
 
 
 def _parse(params):
@@ -167,10 +198,7 @@ extern "C" __global__ void {source.name}(
 def _half_options():
     # CuPy's float16 class wraps CUDA's half type: NVRTC needs CuPy's headers
     # and the toolkit's cuda_fp16.h.
-    spec = importlib.util.find_spec("cupy")
-    if spec is None or spec.origin is None:
-        pytest.skip("CuPy is not installed; pip install cupy-cuda12x")
-    cupy_include = pathlib.Path(spec.origin).parent / "_core" / "include"
+    cupy_include = _cupy_include()
     candidates = []
     runtime = importlib.util.find_spec("nvidia.cuda_runtime")
     if runtime is not None and runtime.submodule_search_locations:
@@ -192,7 +220,8 @@ def _half_options():
 def _translation_unit(wrap, source, ctype):
     """The kernel wrapped for NVRTC, with the options it needs."""
     if ctype == "float16":
-        return "#include <cupy/float16.cuh>\n" + wrap(source, ctype), _half_options()
+        code = f"#include <cupy/{_half_header()}>\n" + wrap(source, ctype)
+        return code, _half_options()
     return wrap(source, ctype), []
 
 
@@ -259,7 +288,7 @@ def test_index_kernels_compile_for_uint8_indexes(name, ctype):
     code = standalone_source(source, ctype, index_type="unsigned char")
     options = []
     if ctype == "float16":
-        code = "#include <cupy/float16.cuh>\n" + code
+        code = f"#include <cupy/{_half_header()}>\n" + code
         options = _half_options()
     ptx = _compile(nvrtc, code, name, options)
     text = ptx.decode() if isinstance(ptx, bytes) else ptx
