@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import pathlib
+import re
 import sys
 import types
 
@@ -76,3 +77,37 @@ def test_lm_workloads_pass_the_device_and_skip_the_floor_on_a_gpu(device, capsys
         assert "floor" not in seen
         assert record["device"] == device
         assert "gemm_floor_ms" not in record
+
+
+def _gpu_bench_jobs():
+    # The ``jobs`` of ``.ci/gpu bench``: ``script args...`` strings.
+    text = (WORKLOADS.parents[1] / ".ci" / "gpu").read_text(encoding="utf-8")
+    block = text.split("local jobs=(", 1)[1].split(")", 1)[0]
+    return [line.strip().strip('"') for line in block.splitlines() if line.strip()]
+
+
+def _with_imports(name):
+    # A workload's source and that of the workload modules it imports (the
+    # LM workloads and the PyTorch twins reuse their command lines).
+    source = (WORKLOADS / name).read_text(encoding="utf-8")
+    for module in re.findall(r"^import (\w+)", source, re.M):
+        path = WORKLOADS / f"{module}.py"
+        if path.is_file() and module != "_timing":
+            source += _with_imports(path.name)
+    return source
+
+
+def test_gpu_bench_jobs_name_workloads_that_take_their_arguments():
+    # A GPU lease is short: a renamed workload or option must fail here.
+    jobs = _gpu_bench_jobs()
+    assert len(jobs) == 4
+    convnet = _load("convnet_step")
+    for job in jobs:
+        script, *args = job.split()
+        options = [a for a in args if a.startswith("--")] + ["--device"]
+        for name in (script, "torch_" + script):
+            source = _with_imports(name)
+            for option in options:
+                assert f'"{option}"' in source, (name, option)
+        positional = [a for a in args if not a.startswith("-") and not a.isdigit()]
+        assert set(positional) <= set(convnet.ARCHS)
