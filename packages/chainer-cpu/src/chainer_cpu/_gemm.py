@@ -146,6 +146,16 @@ def _split_first(work, kind):
     return _parallel.caller_share(work / rate)
 
 
+def _caller_first(work, kind):
+    # (whether to split, the caller's share or None) for a product of
+    # ``work`` multiply-adds: not split where the helpers would start after
+    # the caller is done.
+    first = _split_first(work, kind)
+    if first is not None and first >= 1.0:
+        return False, None
+    return True, first
+
+
 def _timed(kind, work, gemm, *args):
     # gemm(*args), its speed (work multiply-adds) noted in _rates.
     start = _clock()
@@ -248,15 +258,14 @@ def matmul(a, b, out=None, bias=None):
     first = kind = None
     if parts > 1:
         kind = _kind(a.dtype, m, n, k)
-        first = _split_first(work, kind)
-        if first is not None and first >= 1.0:
-            # The helpers would start after the caller is done: not split,
-            # but one such product in PROBE_EVERY is (evenly), so that the
-            # team measures its lag again once a passing load is gone.
+        split, first = _caller_first(work, kind)
+        if not split:
+            # One such product in PROBE_EVERY is split (evenly) all the same,
+            # so that the team measures its lag again once a passing load
+            # is gone.
             _state["unsplit"] += 1
             if _state["unsplit"] % PROBE_EVERY:
                 parts = 1
-            first = None
     if parts <= 1:
         if bias is not None:
             c[...] = bias
@@ -426,11 +435,8 @@ class _PackedProduct:
     def _layout(self, width, work, kind):
         layout = self._layouts.get(width)
         if layout is None:
-            parts = width
-            first = _split_first(work, kind) if parts > 1 else None
-            if first is not None and first >= 1.0:
-                parts = 1  # the helpers would start after the caller is done
-            ranges = _bounds(self._b.shape[1], parts, first)
+            split, first = _caller_first(work, kind) if width > 1 else (False, None)
+            ranges = _bounds(self._b.shape[1], width if split else 1, first)
             layout = self._layouts[width] = (ranges, [None] * len(ranges))
         return layout
 

@@ -17,10 +17,7 @@ class NStepGRU(n_step_rnn.BaseNStepRNN):
 
     def _layer_forward(self, xp, x, h0, c0, w, b, steps, y):
         n = h0.shape[1]
-        w_x, w_h = (
-            n_step_rnn.stacked_rows(xp, [w[j] for j in rows])
-            for rows in self.weight_rows
-        )
+        w_x, w_h = self._stacked_weights(xp, w)
         # g holds the pre-activations of n, r, z, then (in place) n, r, z.
         g = gemm.matmul(x, w_x.T)
         g += xp.concatenate((b[2], b[0] + b[3], b[1] + b[4]))

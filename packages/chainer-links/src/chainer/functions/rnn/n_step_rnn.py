@@ -47,7 +47,7 @@ def _adjacent_rows(parts):
     if not isinstance(base, numpy.ndarray) or not base.flags.c_contiguous:
         return None
     cols = first.shape[1:]
-    address = first.ctypes.data
+    start = address = first.ctypes.data
     for part in parts:
         if (
             not isinstance(part, numpy.ndarray)
@@ -59,8 +59,7 @@ def _adjacent_rows(parts):
         ):
             return None
         address += part.nbytes
-    size = first.itemsize
-    start = (first.ctypes.data - base.ctypes.data) // size
+    start = (start - base.ctypes.data) // first.itemsize
     rows = sum(len(part) for part in parts)
     flat = base.reshape(-1)
     return flat[start : start + rows * math.prod(cols)].reshape((rows, *cols))
@@ -88,6 +87,10 @@ class BaseNStepRNN(function_node.FunctionNode):
     #: stacking order (the links lay these weights out adjacently in one
     #: buffer, so that :func:`stacked_rows` is a view).
     weight_rows = ()
+
+    def _stacked_weights(self, xp, w):
+        # One matrix per entry of weight_rows (see stacked_rows).
+        return [stacked_rows(xp, [w[j] for j in rows]) for rows in self.weight_rows]
 
     def __init__(self, n_layers, dropout_ratio, use_bi_direction, **kwargs):
         for name in ("train", "use_cudnn"):
