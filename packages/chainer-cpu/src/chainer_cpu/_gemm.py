@@ -473,9 +473,10 @@ class _PackedProduct:
 
         def columns(i):
             c0, c1 = ranges[i]
-            packed, timed = self._packed(packs, i, c0, c1, m)
+            packed, packed_before = self._packed(packs, i, c0, c1, m)
             args = (transa, m, c1 - c0, k, pa, lda, packed, pc + c0 * size, ldc, beta)
-            if i or not timed:
+            # The caller's product is timed unless it packed its range first.
+            if i or not packed_before:
                 compute(*args)
             else:
                 _timed(kind, m * (c1 - c0) * k, compute, *args)
